@@ -106,10 +106,11 @@ function checkScalar(fn: string, name: string, v: string, e: Elem, nullable: boo
     case 'enum': {
       const tag = `${e.signed ? 'i' : 'u'}${e.bits}`;
       if (e.bits === 64) return [`if (typeof ${v} !== 'number' || !(${v} >= ${e.signed ? `-${MAX_SAFE}` : '0'} && ${v} <= ${MAX_SAFE}) || ${v} % 1 !== 0) int64Arg(${where}, ${v}, ${e.signed});`];
-      const test =
+      // the typeof first: a bigint would make the bit operations throw a TypeError naming nothing
+      const test = `typeof ${v} !== 'number' || ` + (
         e.bits === 32 ? (e.signed ? `(${v} | 0) !== ${v}` : `(${v} >>> 0) !== ${v}`)
         : e.bits === 16 ? (e.signed ? `((${v} << 16) >> 16) !== ${v}` : `(${v} & 0xffff) !== ${v}`)
-        : e.signed ? `((${v} << 24) >> 24) !== ${v}` : `(${v} & 0xff) !== ${v}`;
+        : e.signed ? `((${v} << 24) >> 24) !== ${v}` : `(${v} & 0xff) !== ${v}`);
       return [`if (${test}) throw intError(${where}, '${tag}', ${v});`];
     }
     case 'float':
@@ -213,6 +214,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
   const byName = new Map(params.map((x) => [x.p.name, x]));
   const sig: string[] = [];
   const pre: string[] = []; // checks and preparation, in parameter order
+  const late: string[] = []; // allocations sized by parameters: after every check
   const post: string[] = []; // after a successful call
   const outs: Out[] = [];
   const callArgs: string[] = [];
@@ -328,6 +330,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
         const optional = trailingOptional ? '?' : '';
         sig.push(`${ident}${optional}: ${opaque ? 'Uint8Array' : `Partial<T.${s.record}> | Uint8Array`}${optional ? '' : ' | null'}`);
         pre.push(`const ${ident}$ = new Uint8Array(records.${s.record}().size);`);
+        if (!optional) pre.push(`if (${ident} === undefined) throw argError(${where}, 'a record object, its encoded bytes or null', ${ident});`);
         pre.push(`if (${ident} != null) ${ident}$.set(new Uint8Array(recordArg(${where}, records.${s.record}(), ${ident}, false) as Uint8Array).subarray(0, ${ident}$.length));`);
         if (s.version !== undefined) pre.push(`new DataView(${ident}$.buffer).setUint32(0, 0x${s.version.toString(16)}, true); // NVML struct version`);
         callArgs.push(`${ident}$`);
@@ -340,7 +343,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
           callArgs.push(`${ident}$`);
         } else {
           const len = byName.get(s.length)!;
-          pre.push(`const ${ident}$ = new Uint8Array(Math.max(1, allocLength(${where}, ${len.ident})));`);
+          late.push(`const ${ident}$ = new Uint8Array(Math.max(1, allocLength('${F}', '${len.p.name}', ${len.ident})));`);
           callArgs.push(`${ident}$`);
         }
         outs.push({ name: p.name, type: 'string', value: `textFrom(${ident}$)` });
@@ -348,7 +351,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
       }
       case 'outArray': {
         const count = byName.get(s.count)!;
-        pre.push(`const ${ident}$ = ${allocArray(s.elem, `allocLength('${F}', '${s.count}', ${count.ident})`)};`);
+        late.push(`const ${ident}$ = ${allocArray(s.elem, `allocLength('${F}', '${s.count}', ${count.ident})`)};`);
         callArgs.push(`${ident}$`);
         outs.push({ name: p.name, type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem), value: finishArray(s.elem, `${ident}$`, `Number(${count.ident})`) });
         break;
@@ -449,6 +452,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
     if (opts.blocking) w.line(`assertMayBlock('${F}');`);
     if (slot) w.line(`const s = (${F}$ ??= new Scratch(${slot}));`);
     for (const line of pre) w.line(line);
+    for (const line of late) w.line(line);
     const native = `(${F}$c ??= binder.native('${F}'))`;
     const call = (args: string[]) => `${native}(${args.join(', ')})`;
     const check = (st: string, extra: string[] = []) => {

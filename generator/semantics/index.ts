@@ -122,6 +122,10 @@ export interface TypedParam {
   signed?: boolean;
   /** null accepted. */
   nullable: boolean;
+  /** May be left out (undefined): a trailing in/out record the call fills from zero. */
+  optional?: boolean;
+  /** A value whose C type the attribute argument picks (int32 or uint64, or a boolean): its range is the attribute's. */
+  attribute?: boolean;
 }
 
 function acceptOf(e: Elem): Pick<TypedParam, 'accepts' | 'bits' | 'signed'> {
@@ -168,19 +172,24 @@ export function typedParams(f: FunctionSem): TypedParam[] {
         out.push({ name: p.name, accepts: 'record', nullable: s.nullable });
         break;
       case 'inoutRecord':
-        out.push({ name: p.name, accepts: 'record', nullable: true });
+        out.push({ name: p.name, accepts: 'record', nullable: true, ...(f.params.slice(f.params.indexOf(p) + 1).every((q) => !takesTypedArg(q.sem)) ? { optional: true } : {}) });
         break;
       case 'inArray':
         out.push({ name: p.name, accepts: 'array', nullable: s.nullable });
         break;
       case 'attrValue':
-        if (s.dir === 'in') out.push({ name: p.name, accepts: 'pointer', nullable: false });
+        // its C type depends on the attribute: a number, bigint or boolean
+        if (s.dir === 'in') out.push({ name: p.name, accepts: 'int', bits: 64, signed: true, nullable: false, attribute: true });
         break;
       default:
         break; // outputs and derived counts are not parameters of the typed function
     }
   }
   return out;
+}
+
+function takesTypedArg(s: Sem): boolean {
+  return !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity'].includes(s.role) && !(s.role === 'attrValue' && s.dir === 'out');
 }
 
 /** The typed layer's parameters of every function of one stored module of one release. */

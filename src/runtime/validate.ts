@@ -94,8 +94,9 @@ export function pointerArg(fn: string, param: string, v: unknown, nullable: bool
 
 /** A C callback argument: a registered koffi callback (or its address); null when allowed. */
 export function callbackArg(fn: string, param: string, v: unknown, nullable: boolean): void {
-  if (v === null ? nullable : typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : typeof v === 'bigint' ? v >= 0n : typeof v === 'object' && v !== undefined && !Array.isArray(v)) return;
-  throw argError(fn, param, `a registered callback (koffi.register)${nullable ? ' or null' : ''}`, v);
+  // koffi.register returns the callback's address as a bigint
+  if (v === null ? nullable : typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : typeof v === 'bigint' && v >= 0n && v < 1n << 64n) return;
+  throw argError(fn, param, `a registered callback (the address koffi.register returns)${nullable ? ' or null' : ''}`, v);
 }
 
 // ── records ──────────────────────────────────────────────────────────────────────────────────────

@@ -90,7 +90,7 @@ let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
 export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
-  if ((device | 0) !== device) throw intError('cuArrayGetMemoryRequirements', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cuArrayGetMemoryRequirements$c ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cuArrayGetMemoryRequirements', status);
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
@@ -102,7 +102,7 @@ export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.C
   const s = (cuArrayGetPlane$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
-  if ((planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
+  if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
   const status = (cuArrayGetPlane$c ??= binder.native('cuArrayGetPlane'))(s.slot(0), hArray, planeIdx);
   if (status !== 0) throw fail('cuArrayGetPlane', status);
   return s.address(0) as T.CUarray;
@@ -122,7 +122,7 @@ let cuCtxAttach$c: NativeFunction | undefined;
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
   const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.slot(0), flags);
   if (status !== 0) throw fail('cuCtxAttach', status);
   return s.address(0) as T.CUcontext;
@@ -133,8 +133,8 @@ let cuCtxCreate$c: NativeFunction | undefined;
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
-  if ((dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
   const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.slot(0), flags, dev);
   if (status !== 0) throw fail('cuCtxCreate', status);
   return s.address(0) as T.CUcontext;
@@ -146,8 +146,8 @@ export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[
   const s = (cuCtxCreate_v3$ ??= new Scratch(1));
   s.u64[0] = 0n;
   const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
-  if ((flags >>> 0) !== flags) throw intError('cuCtxCreate_v3', 'flags', 'u32', flags);
-  if ((dev | 0) !== dev) throw intError('cuCtxCreate_v3', 'dev', 'i32', dev);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate_v3', 'flags', 'u32', flags);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate_v3', 'dev', 'i32', dev);
   const numParams$n = paramsArray$.count;
   const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.slot(0), paramsArray$.bytes, numParams$n, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v3', status);
@@ -179,7 +179,7 @@ let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
 /** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
-  if ((Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
   const status = (cuCtxEnablePeerAccess$c ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
 }
@@ -228,7 +228,7 @@ let cuCtxGetExecAffinity$c: NativeFunction | undefined;
 /** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 11.8 Returns `pExecAffinity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffinityParam_st {
   const pExecAffinity$ = new Uint8Array(8);
-  if ((type | 0) !== type) throw intError('cuCtxGetExecAffinity', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuCtxGetExecAffinity', 'type', 'i32', type);
   const status = (cuCtxGetExecAffinity$c ??= binder.native('cuCtxGetExecAffinity'))(pExecAffinity$, type);
   if (status !== 0) throw fail('cuCtxGetExecAffinity', status);
   return decodeRecord<T.CUexecAffinityParam_st>(records.CUexecAffinityParam_st(), pExecAffinity$);
@@ -249,7 +249,7 @@ let cuCtxGetLimit$c: NativeFunction | undefined;
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
   const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.slot(0), limit);
   if (status !== 0) throw fail('cuCtxGetLimit', status);
   return s.size(0);
@@ -301,7 +301,7 @@ export function cuCtxResetPersistingL2Cache(): void {
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
 /** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
-  if ((config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
   const status = (cuCtxSetCacheConfig$c ??= binder.native('cuCtxSetCacheConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetCacheConfig', status);
 }
@@ -315,7 +315,7 @@ export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
 let cuCtxSetLimit$c: NativeFunction | undefined;
 /** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
-  if ((limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuCtxSetLimit', 'value', value, false);
   const status = (cuCtxSetLimit$c ??= binder.native('cuCtxSetLimit'))(limit, value);
   if (status !== 0) throw fail('cuCtxSetLimit', status);
@@ -323,7 +323,7 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
 /** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
-  if ((config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuCtxSetSharedMemConfig$c ??= binder.native('cuCtxSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
@@ -354,8 +354,8 @@ let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
-  if ((peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
+  if (typeof peerDev !== 'number' || (peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
   const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.slot(0), dev, peerDev);
   if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
   return s.i32[0];
@@ -367,7 +367,7 @@ export function cuDeviceComputeCapability(dev: number): { major: number; minor: 
   const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
   const status = (cuDeviceComputeCapability$c ??= binder.native('cuDeviceComputeCapability'))(s.slot(0), s.slot(1), dev);
   if (status !== 0) throw fail('cuDeviceComputeCapability', status);
   return { major: s.i32[0], minor: s.i32[2] };
@@ -378,7 +378,7 @@ let cuDeviceGet$c: NativeFunction | undefined;
 export function cuDeviceGet(ordinal: number): number {
   const s = (cuDeviceGet$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
+  if (typeof ordinal !== 'number' || (ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
   const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.slot(0), ordinal);
   if (status !== 0) throw fail('cuDeviceGet', status);
   return s.i32[0];
@@ -389,8 +389,8 @@ let cuDeviceGetAttribute$c: NativeFunction | undefined;
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
   const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.slot(0), attrib, dev);
   if (status !== 0) throw fail('cuDeviceGetAttribute', status);
   return s.i32[0];
@@ -422,7 +422,7 @@ let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
   const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
   return s.address(0) as T.CUmemoryPool;
@@ -433,8 +433,8 @@ let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
   const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.slot(0), type, dev);
   if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
   return s.i32[0];
@@ -442,8 +442,8 @@ export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: 
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 11.8 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute): bigint {
-  if ((device | 0) !== device) throw intError('cuDeviceGetGraphMemAttribute', 'device', 'i32', device);
-  if ((attr | 0) !== attr) throw intError('cuDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGetGraphMemAttribute', 'device', 'i32', device);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cuDeviceGetGraphMemAttribute$c ??= binder.native('cuDeviceGetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cuDeviceGetGraphMemAttribute', status);
@@ -457,7 +457,7 @@ export function cuDeviceGetLuid(luid: T.Pointer, dev: number): number {
   const s = (cuDeviceGetLuid$ ??= new Scratch(1));
   pointerArg('cuDeviceGetLuid', 'luid', luid, true);
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
   const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid, s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetLuid', status);
   return s.u32[0];
@@ -468,7 +468,7 @@ let cuDeviceGetMemPool$c: NativeFunction | undefined;
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
   const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetMemPool', status);
   return s.address(0) as T.CUmemoryPool;
@@ -476,9 +476,9 @@ export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
 let cuDeviceGetName$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 11.8 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetName(len: number, dev: number): string {
-  const name$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetName', 'name', len)));
-  if ((len | 0) !== len) throw intError('cuDeviceGetName', 'len', 'i32', len);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetName', 'dev', 'i32', dev);
+  if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetName', 'len', 'i32', len);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetName', 'dev', 'i32', dev);
+  const name$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetName', 'len', len)));
   const status = (cuDeviceGetName$c ??= binder.native('cuDeviceGetName'))(name$, len, dev);
   if (status !== 0) throw fail('cuDeviceGetName', status);
   return textFrom(name$);
@@ -487,8 +487,8 @@ let cuDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): void {
   pointerArg('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetNvSciSyncAttributes', 'dev', 'i32', dev);
-  if ((flags | 0) !== flags) throw intError('cuDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetNvSciSyncAttributes', 'dev', 'i32', dev);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
   const status = (cuDeviceGetNvSciSyncAttributes$c ??= binder.native('cuDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, dev, flags);
   if (status !== 0) throw fail('cuDeviceGetNvSciSyncAttributes', status);
 }
@@ -498,9 +498,9 @@ let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
-  if ((srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
+  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
   const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.slot(0), attrib, srcDevice, dstDevice);
   if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
   return s.i32[0];
@@ -508,9 +508,9 @@ export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevi
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 11.8 Returns `pciBusId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetPCIBusId(len: number, dev: number): string {
-  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetPCIBusId', 'pciBusId', len)));
-  if ((len | 0) !== len) throw intError('cuDeviceGetPCIBusId', 'len', 'i32', len);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetPCIBusId', 'dev', 'i32', dev);
+  if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetPCIBusId', 'len', 'i32', len);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetPCIBusId', 'dev', 'i32', dev);
+  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetPCIBusId', 'len', len)));
   const status = (cuDeviceGetPCIBusId$c ??= binder.native('cuDeviceGetPCIBusId'))(pciBusId$, len, dev);
   if (status !== 0) throw fail('cuDeviceGetPCIBusId', status);
   return textFrom(pciBusId$);
@@ -519,7 +519,7 @@ let cuDeviceGetProperties$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 11.8 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   const prop$ = new Uint8Array(56);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetProperties', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetProperties', 'dev', 'i32', dev);
   const status = (cuDeviceGetProperties$c ??= binder.native('cuDeviceGetProperties'))(prop$, dev);
   if (status !== 0) throw fail('cuDeviceGetProperties', status);
   return decodeRecord<T.CUdevprop_st>(records.CUdevprop_st(), prop$);
@@ -530,9 +530,9 @@ let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
   const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
-  if ((numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
+  if (typeof numChannels !== 'number' || (numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
   const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), format, numChannels, dev);
   if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
   return s.size(0);
@@ -541,7 +541,7 @@ let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 11.8 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetUuid', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetUuid', 'dev', 'i32', dev);
   const status = (cuDeviceGetUuid$c ??= binder.native('cuDeviceGetUuid'))(uuid$, dev);
   if (status !== 0) throw fail('cuDeviceGetUuid', status);
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
@@ -550,7 +550,7 @@ let cuDeviceGetUuid_v2$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 11.8 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
-  if ((dev | 0) !== dev) throw intError('cuDeviceGetUuid_v2', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetUuid_v2', 'dev', 'i32', dev);
   const status = (cuDeviceGetUuid_v2$c ??= binder.native('cuDeviceGetUuid_v2'))(uuid$, dev);
   if (status !== 0) throw fail('cuDeviceGetUuid_v2', status);
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
@@ -558,7 +558,7 @@ export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
 let cuDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGraphMemTrim(device: number): void {
-  if ((device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cuDeviceGraphMemTrim$c ??= binder.native('cuDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cuDeviceGraphMemTrim', status);
 }
@@ -567,7 +567,7 @@ let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 11.8 Returns `flags`, `active`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
-  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = (cuDevicePrimaryCtxGetState$c ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s.slot(0), s.slot(1));
@@ -577,7 +577,7 @@ export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxRelease(dev: number): void {
-  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRelease$c ??= binder.native('cuDevicePrimaryCtxRelease'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRelease', status);
 }
@@ -585,7 +585,7 @@ let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxReset(dev: number): void {
   assertMayBlock('cuDevicePrimaryCtxReset');
-  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxReset', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxReset', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxReset$c ??= binder.native('cuDevicePrimaryCtxReset'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxReset', status);
 }
@@ -595,7 +595,7 @@ let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
   return s.address(0) as T.CUcontext;
@@ -603,16 +603,16 @@ export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
-  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
-  if ((flags >>> 0) !== flags) throw intError('cuDevicePrimaryCtxSetFlags', 'flags', 'u32', flags);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuDevicePrimaryCtxSetFlags', 'flags', 'u32', flags);
   const status = (cuDevicePrimaryCtxSetFlags$c ??= binder.native('cuDevicePrimaryCtxSetFlags'))(dev, flags);
   if (status !== 0) throw fail('cuDevicePrimaryCtxSetFlags', status);
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: bigint): void {
-  if ((device | 0) !== device) throw intError('cuDeviceSetGraphMemAttribute', 'device', 'i32', device);
-  if ((attr | 0) !== attr) throw intError('cuDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceSetGraphMemAttribute', 'device', 'i32', device);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cuDeviceSetGraphMemAttribute$c ??= binder.native('cuDeviceSetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cuDeviceSetGraphMemAttribute', status);
@@ -621,7 +621,7 @@ export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_
 let cuDeviceSetMemPool$c: NativeFunction | undefined;
 /** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
-  if ((dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
   const status = (cuDeviceSetMemPool$c ??= binder.native('cuDeviceSetMemPool'))(dev, pool);
   if (status !== 0) throw fail('cuDeviceSetMemPool', status);
@@ -632,7 +632,7 @@ let cuDeviceTotalMem$c: NativeFunction | undefined;
 export function cuDeviceTotalMem(dev: number): number {
   const s = (cuDeviceTotalMem$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
   const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceTotalMem', status);
   return s.size(0);
@@ -653,7 +653,7 @@ let cuEventCreate$c: NativeFunction | undefined;
 export function cuEventCreate(Flags: number): T.CUevent {
   const s = (cuEventCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
   const status = (cuEventCreate$c ??= binder.native('cuEventCreate'))(s.slot(0), Flags);
   if (status !== 0) throw fail('cuEventCreate', status);
   return s.address(0) as T.CUevent;
@@ -698,7 +698,7 @@ let cuEventRecordWithFlags$c: NativeFunction | undefined;
 export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
-  if ((flags >>> 0) !== flags) throw intError('cuEventRecordWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cuEventRecordWithFlags$c ??= binder.native('cuEventRecordWithFlags'))(hEvent, hStream, flags);
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
 }
@@ -737,8 +737,8 @@ export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemo
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): void {
-  if ((target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
-  if ((scope | 0) !== scope) throw intError('cuFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
+  if (typeof target !== 'number' || (target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
+  if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cuFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
   const status = (cuFlushGPUDirectRDMAWrites$c ??= binder.native('cuFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cuFlushGPUDirectRDMAWrites', status);
 }
@@ -748,7 +748,7 @@ let cuFuncGetAttribute$c: NativeFunction | undefined;
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
   const s = (cuFuncGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
   const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.slot(0), attrib, hfunc);
   if (status !== 0) throw fail('cuFuncGetAttribute', status);
@@ -769,8 +769,8 @@ let cuFuncSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((attrib | 0) !== attrib) throw intError('cuFuncSetAttribute', 'attrib', 'i32', attrib);
-  if ((value | 0) !== value) throw intError('cuFuncSetAttribute', 'value', 'i32', value);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncSetAttribute', 'attrib', 'i32', attrib);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cuFuncSetAttribute', 'value', 'i32', value);
   const status = (cuFuncSetAttribute$c ??= binder.native('cuFuncSetAttribute'))(hfunc, attrib, value);
   if (status !== 0) throw fail('cuFuncSetAttribute', status);
 }
@@ -778,9 +778,9 @@ let cuFuncSetBlockShape$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((x | 0) !== x) throw intError('cuFuncSetBlockShape', 'x', 'i32', x);
-  if ((y | 0) !== y) throw intError('cuFuncSetBlockShape', 'y', 'i32', y);
-  if ((z | 0) !== z) throw intError('cuFuncSetBlockShape', 'z', 'i32', z);
+  if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuFuncSetBlockShape', 'x', 'i32', x);
+  if (typeof y !== 'number' || (y | 0) !== y) throw intError('cuFuncSetBlockShape', 'y', 'i32', y);
+  if (typeof z !== 'number' || (z | 0) !== z) throw intError('cuFuncSetBlockShape', 'z', 'i32', z);
   const status = (cuFuncSetBlockShape$c ??= binder.native('cuFuncSetBlockShape'))(hfunc, x, y, z);
   if (status !== 0) throw fail('cuFuncSetBlockShape', status);
 }
@@ -788,7 +788,7 @@ let cuFuncSetCacheConfig$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
   const status = (cuFuncSetCacheConfig$c ??= binder.native('cuFuncSetCacheConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetCacheConfig', status);
 }
@@ -796,7 +796,7 @@ let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((config | 0) !== config) throw intError('cuFuncSetSharedMemConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuFuncSetSharedMemConfig$c ??= binder.native('cuFuncSetSharedMemConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetSharedMemConfig', status);
 }
@@ -804,7 +804,7 @@ let cuFuncSetSharedSize$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((bytes >>> 0) !== bytes) throw intError('cuFuncSetSharedSize', 'bytes', 'u32', bytes);
+  if (typeof bytes !== 'number' || (bytes >>> 0) !== bytes) throw intError('cuFuncSetSharedSize', 'bytes', 'u32', bytes);
   const status = (cuFuncSetSharedSize$c ??= binder.native('cuFuncSetSharedSize'))(hfunc, bytes);
   if (status !== 0) throw fail('cuFuncSetSharedSize', status);
 }
@@ -813,7 +813,7 @@ let cuGetErrorName$c: NativeFunction | undefined;
 /** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 11.8 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGetErrorName(error: T.CUresult): string | null {
   const s = (cuGetErrorName$ ??= new Scratch(1));
-  if ((error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
+  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
   s.u64[0] = 0n;
   const status = (cuGetErrorName$c ??= binder.native('cuGetErrorName'))(error, s.slot(0));
   if (status !== 0) throw fail('cuGetErrorName', status);
@@ -824,7 +824,7 @@ let cuGetErrorString$c: NativeFunction | undefined;
 /** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 11.8 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGetErrorString(error: T.CUresult): string | null {
   const s = (cuGetErrorString$ ??= new Scratch(1));
-  if ((error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
+  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
   s.u64[0] = 0n;
   const status = (cuGetErrorString$c ??= binder.native('cuGetErrorString'))(error, s.slot(0));
   if (status !== 0) throw fail('cuGetErrorString', status);
@@ -848,7 +848,7 @@ export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.I
   const s = (cuGetProcAddress$ ??= new Scratch(1));
   if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
   s.u64[0] = 0n;
-  if ((cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
+  if (typeof cudaVersion !== 'number' || (cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
   const status = (cuGetProcAddress$c ??= binder.native('cuGetProcAddress'))(symbol, s.slot(0), cudaVersion, flags);
   if (status !== 0) throw fail('cuGetProcAddress', status);
@@ -1093,7 +1093,7 @@ let cuGraphCreate$c: NativeFunction | undefined;
 export function cuGraphCreate(flags: number): T.CUgraph {
   const s = (cuGraphCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
   const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.slot(0), flags);
   if (status !== 0) throw fail('cuGraphCreate', status);
   return s.address(0) as T.CUgraph;
@@ -1103,7 +1103,7 @@ let cuGraphDebugDotPrint$c: NativeFunction | undefined;
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
   if (typeof path !== 'string') throw argError('cuGraphDebugDotPrint', 'path', 'a string', path);
-  if ((flags >>> 0) !== flags) throw intError('cuGraphDebugDotPrint', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cuGraphDebugDotPrint$c ??= binder.native('cuGraphDebugDotPrint'))(hGraph, path, flags);
   if (status !== 0) throw fail('cuGraphDebugDotPrint', status);
 }
@@ -1388,8 +1388,8 @@ export function cuGraphInstantiate(hGraph: T.CUgraph | null, bufferSize: T.Int64
   s.u64[0] = 0n;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiate', 'hGraph', hGraph, true) as typeof hGraph;
   s.u64[1] = 0n;
-  const logBuffer$ = new Uint8Array(Math.max(1, allocLength('cuGraphInstantiate', 'logBuffer', bufferSize)));
   if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cuGraphInstantiate', 'bufferSize', bufferSize, false);
+  const logBuffer$ = new Uint8Array(Math.max(1, allocLength('cuGraphInstantiate', 'bufferSize', bufferSize)));
   const status = (cuGraphInstantiate$c ??= binder.native('cuGraphInstantiate'))(s.slot(0), hGraph, s.slot(1), logBuffer$, bufferSize);
   if (status !== 0) throw fail('cuGraphInstantiate', status);
   return { phGraphExec: s.address(0) as T.CUgraphExec, phErrorNode: s.address(1) as T.CUgraphNode, logBuffer: textFrom(logBuffer$) };
@@ -1418,7 +1418,7 @@ let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 11.8 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
-  if ((attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuGraphKernelNodeGetAttribute$c ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
   if (status !== 0) throw fail('cuGraphKernelNodeGetAttribute', status);
@@ -1437,7 +1437,7 @@ let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
-  if ((attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cuGraphKernelNodeSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
   const status = (cuGraphKernelNodeSetAttribute$c ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, value$);
   if (status !== 0) throw fail('cuGraphKernelNodeSetAttribute', status);
@@ -1590,7 +1590,7 @@ let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
-  if ((isEnabled >>> 0) !== isEnabled) throw intError('cuGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
+  if (typeof isEnabled !== 'number' || (isEnabled >>> 0) !== isEnabled) throw intError('cuGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cuGraphNodeSetEnabled$c ??= binder.native('cuGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cuGraphNodeSetEnabled', status);
 }
@@ -1599,7 +1599,7 @@ let cuGraphReleaseUserObject$c: NativeFunction | undefined;
 export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cuGraphReleaseUserObject', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cuGraphReleaseUserObject$c ??= binder.native('cuGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cuGraphReleaseUserObject', status);
 }
@@ -1618,8 +1618,8 @@ let cuGraphRetainUserObject$c: NativeFunction | undefined;
 export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cuGraphRetainUserObject', 'count', 'u32', count);
-  if ((flags >>> 0) !== flags) throw intError('cuGraphRetainUserObject', 'flags', 'u32', flags);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuGraphRetainUserObject', 'count', 'u32', count);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cuGraphRetainUserObject$c ??= binder.native('cuGraphRetainUserObject'))(graph, object, count, flags);
   if (status !== 0) throw fail('cuGraphRetainUserObject', status);
 }
@@ -1667,7 +1667,7 @@ let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
-  if ((flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cuGraphicsResourceSetMapFlags$c ??= binder.native('cuGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cuGraphicsResourceSetMapFlags', status);
 }
@@ -1678,8 +1678,8 @@ export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResour
   const s = (cuGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
-  if ((arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
-  if ((mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
+  if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+  if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
   const status = (cuGraphicsSubResourceGetMappedArray$c ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
   return s.address(0) as T.CUarray;
@@ -1725,7 +1725,7 @@ export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHO
 let cuInit$c: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuInit(Flags: number): void {
-  if ((Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
@@ -1772,7 +1772,7 @@ export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): 
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
   checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
-  if ((Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
   const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.slot(0), handle, Flags);
   if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
   return s.address(0) as T.CUdeviceptr;
@@ -1788,13 +1788,13 @@ let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
-  if ((gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
-  if ((gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchCooperativeKernel', 'gridDimY', 'u32', gridDimY);
-  if ((gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchCooperativeKernel', 'gridDimZ', 'u32', gridDimZ);
-  if ((blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchCooperativeKernel', 'blockDimX', 'u32', blockDimX);
-  if ((blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchCooperativeKernel', 'blockDimY', 'u32', blockDimY);
-  if ((blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchCooperativeKernel', 'blockDimZ', 'u32', blockDimZ);
-  if ((sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchCooperativeKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
+  if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
+  if (typeof gridDimY !== 'number' || (gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchCooperativeKernel', 'gridDimY', 'u32', gridDimY);
+  if (typeof gridDimZ !== 'number' || (gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchCooperativeKernel', 'gridDimZ', 'u32', gridDimZ);
+  if (typeof blockDimX !== 'number' || (blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchCooperativeKernel', 'blockDimX', 'u32', blockDimX);
+  if (typeof blockDimY !== 'number' || (blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchCooperativeKernel', 'blockDimY', 'u32', blockDimY);
+  if (typeof blockDimZ !== 'number' || (blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchCooperativeKernel', 'blockDimZ', 'u32', blockDimZ);
+  if (typeof sharedMemBytes !== 'number' || (sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchCooperativeKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchCooperativeKernel', 'hStream', hStream, true) as typeof hStream;
   pointerArg('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, true);
   const status = (cuLaunchCooperativeKernel$c ??= binder.native('cuLaunchCooperativeKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -1804,7 +1804,7 @@ let cuLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly (T.CUDA_LAUNCH_PARAMS_st)[] | Uint8Array, flags: number): void {
   const launchParamsList$ = recordArrayArg('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', records.CUDA_LAUNCH_PARAMS_st(), launchParamsList, false);
-  if ((flags >>> 0) !== flags) throw intError('cuLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
   const numDevices$n = launchParamsList$.count;
   const status = (cuLaunchCooperativeKernelMultiDevice$c ??= binder.native('cuLaunchCooperativeKernelMultiDevice'))(launchParamsList$.bytes, numDevices$n, flags);
   if (status !== 0) throw fail('cuLaunchCooperativeKernelMultiDevice', status);
@@ -1813,8 +1813,8 @@ let cuLaunchGrid$c: NativeFunction | undefined;
 /** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
-  if ((grid_width | 0) !== grid_width) throw intError('cuLaunchGrid', 'grid_width', 'i32', grid_width);
-  if ((grid_height | 0) !== grid_height) throw intError('cuLaunchGrid', 'grid_height', 'i32', grid_height);
+  if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGrid', 'grid_width', 'i32', grid_width);
+  if (typeof grid_height !== 'number' || (grid_height | 0) !== grid_height) throw intError('cuLaunchGrid', 'grid_height', 'i32', grid_height);
   const status = (cuLaunchGrid$c ??= binder.native('cuLaunchGrid'))(f, grid_width, grid_height);
   if (status !== 0) throw fail('cuLaunchGrid', status);
 }
@@ -1822,8 +1822,8 @@ let cuLaunchGridAsync$c: NativeFunction | undefined;
 /** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
-  if ((grid_width | 0) !== grid_width) throw intError('cuLaunchGridAsync', 'grid_width', 'i32', grid_width);
-  if ((grid_height | 0) !== grid_height) throw intError('cuLaunchGridAsync', 'grid_height', 'i32', grid_height);
+  if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGridAsync', 'grid_width', 'i32', grid_width);
+  if (typeof grid_height !== 'number' || (grid_height | 0) !== grid_height) throw intError('cuLaunchGridAsync', 'grid_height', 'i32', grid_height);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchGridAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuLaunchGridAsync$c ??= binder.native('cuLaunchGridAsync'))(f, grid_width, grid_height, hStream);
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
@@ -1845,13 +1845,13 @@ let cuLaunchKernel$c: NativeFunction | undefined;
 /** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
-  if ((gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
-  if ((gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchKernel', 'gridDimY', 'u32', gridDimY);
-  if ((gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchKernel', 'gridDimZ', 'u32', gridDimZ);
-  if ((blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchKernel', 'blockDimX', 'u32', blockDimX);
-  if ((blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchKernel', 'blockDimY', 'u32', blockDimY);
-  if ((blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchKernel', 'blockDimZ', 'u32', blockDimZ);
-  if ((sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
+  if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
+  if (typeof gridDimY !== 'number' || (gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchKernel', 'gridDimY', 'u32', gridDimY);
+  if (typeof gridDimZ !== 'number' || (gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchKernel', 'gridDimZ', 'u32', gridDimZ);
+  if (typeof blockDimX !== 'number' || (blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchKernel', 'blockDimX', 'u32', blockDimX);
+  if (typeof blockDimY !== 'number' || (blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchKernel', 'blockDimY', 'u32', blockDimY);
+  if (typeof blockDimZ !== 'number' || (blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchKernel', 'blockDimZ', 'u32', blockDimZ);
+  if (typeof sharedMemBytes !== 'number' || (sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchKernel', 'hStream', hStream, true) as typeof hStream;
   pointerArg('cuLaunchKernel', 'kernelParams', kernelParams, true);
   pointerArg('cuLaunchKernel', 'extra', extra, true);
@@ -1872,7 +1872,7 @@ let cuLinkAddData$c: NativeFunction | undefined;
 /** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
-  if ((type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
   pointerArg('cuLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
   if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
@@ -1886,7 +1886,7 @@ let cuLinkAddFile$c: NativeFunction | undefined;
 /** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
-  if ((type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
   if (typeof path !== 'string') throw argError('cuLinkAddFile', 'path', 'a string', path);
   const options$ = scalarArrayArg('cuLinkAddFile', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkAddFile', 'optionValues', 'address', optionValues, false);
@@ -1953,8 +1953,8 @@ let cuMemAdvise$c: NativeFunction | undefined;
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
-  if ((advice | 0) !== advice) throw intError('cuMemAdvise', 'advice', 'i32', advice);
-  if ((device | 0) !== device) throw intError('cuMemAdvise', 'device', 'i32', device);
+  if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cuMemAdvise', 'advice', 'i32', advice);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuMemAdvise', 'device', 'i32', device);
   const status = (cuMemAdvise$c ??= binder.native('cuMemAdvise'))(devPtr, count, advice, device);
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
@@ -2012,7 +2012,7 @@ export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdevicep
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
-  if ((flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
   const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.slot(0), bytesize, flags);
   if (status !== 0) throw fail('cuMemAllocManaged', status);
   return s.address(0) as T.CUdeviceptr;
@@ -2026,7 +2026,7 @@ export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementS
   s.u64[1] = 0n;
   if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
-  if ((ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
+  if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
   const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
   if (status !== 0) throw fail('cuMemAllocPitch', status);
   return { dptr: s.address(0) as T.CUdeviceptr, pPitch: s.size(1) };
@@ -2049,7 +2049,7 @@ let cuMemExportToShareableHandle$c: NativeFunction | undefined;
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
-  if ((handleType | 0) !== handleType) throw intError('cuMemExportToShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemExportToShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemExportToShareableHandle$c ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
@@ -2109,7 +2109,7 @@ export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | U
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
   s.u64[0] = 0n;
   const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
-  if ((option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
+  if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
   const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.slot(0), prop$, option);
   if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
   return s.size(0);
@@ -2129,7 +2129,7 @@ export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdevic
   pointerArg('cuMemGetHandleForAddressRange', 'handle', handle, true, size);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
-  if ((handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
   const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
@@ -2152,7 +2152,7 @@ export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
-  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
   const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.slot(0), bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostAlloc', status);
   return s.address(0);
@@ -2164,7 +2164,7 @@ export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdevi
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
-  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
   const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.slot(0), p, Flags);
   if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
   return s.address(0) as T.CUdeviceptr;
@@ -2185,7 +2185,7 @@ let cuMemHostRegister$c: NativeFunction | undefined;
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
-  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostRegister', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostRegister', 'Flags', 'u32', Flags);
   const status = (cuMemHostRegister$c ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
@@ -2203,7 +2203,7 @@ export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
-  if ((shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
+  if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
   const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.slot(0), osHandle, shHandleType);
   if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
   return s.u64[0];
@@ -2260,7 +2260,7 @@ let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
-  if ((handleType | 0) !== handleType) throw intError('cuMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
@@ -2281,7 +2281,7 @@ let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 11.8 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
-  if ((attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cuMemPoolGetAttribute$c ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value$);
   if (status !== 0) throw fail('cuMemPoolGetAttribute', status);
@@ -2295,7 +2295,7 @@ export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
-  if ((handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.slot(0), handle, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
@@ -2326,7 +2326,7 @@ let cuMemPoolSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | bigint): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
-  if ((attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cuMemPoolSetAttribute$c ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value$);
   if (status !== 0) throw fail('cuMemPoolSetAttribute', status);
@@ -2345,7 +2345,7 @@ let cuMemPrefetchAsync$c: NativeFunction | undefined;
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cuMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync$c ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, dstDevice, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
@@ -2355,7 +2355,7 @@ let cuMemRangeGetAttribute$c: NativeFunction | undefined;
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
-  if ((attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
+  if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
   const status = (cuMemRangeGetAttribute$c ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
@@ -2652,7 +2652,7 @@ let cuMemsetD16$c: NativeFunction | undefined;
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((us & 0xffff) !== us) throw intError('cuMemsetD16', 'us', 'u16', us);
+  if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16', 'us', 'u16', us);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16', 'N', N, false);
   const status = (cuMemsetD16$c ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
   if (status !== 0) throw fail('cuMemsetD16', status);
@@ -2661,7 +2661,7 @@ let cuMemsetD16Async$c: NativeFunction | undefined;
 /** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
+  if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16Async', 'N', N, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD16Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD16Async$c ??= binder.native('cuMemsetD16Async'))(dstDevice, us, N, hStream);
@@ -2673,7 +2673,7 @@ export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: n
   assertMayBlock('cuMemsetD2D16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16', 'dstPitch', dstPitch, false);
-  if ((us & 0xffff) !== us) throw intError('cuMemsetD2D16', 'us', 'u16', us);
+  if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD2D16', 'us', 'u16', us);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16', 'Height', Height, false);
   const status = (cuMemsetD2D16$c ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
@@ -2684,7 +2684,7 @@ let cuMemsetD2D16Async$c: NativeFunction | undefined;
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
-  if ((us & 0xffff) !== us) throw intError('cuMemsetD2D16Async', 'us', 'u16', us);
+  if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD2D16Async', 'us', 'u16', us);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Height', Height, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D16Async', 'hStream', hStream, true) as typeof hStream;
@@ -2697,7 +2697,7 @@ export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: n
   assertMayBlock('cuMemsetD2D32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32', 'dstPitch', dstPitch, false);
-  if ((ui >>> 0) !== ui) throw intError('cuMemsetD2D32', 'ui', 'u32', ui);
+  if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD2D32', 'ui', 'u32', ui);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32', 'Height', Height, false);
   const status = (cuMemsetD2D32$c ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
@@ -2708,7 +2708,7 @@ let cuMemsetD2D32Async$c: NativeFunction | undefined;
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
-  if ((ui >>> 0) !== ui) throw intError('cuMemsetD2D32Async', 'ui', 'u32', ui);
+  if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD2D32Async', 'ui', 'u32', ui);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Height', Height, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D32Async', 'hStream', hStream, true) as typeof hStream;
@@ -2721,7 +2721,7 @@ export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: nu
   assertMayBlock('cuMemsetD2D8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8', 'dstPitch', dstPitch, false);
-  if ((uc & 0xff) !== uc) throw intError('cuMemsetD2D8', 'uc', 'u8', uc);
+  if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD2D8', 'uc', 'u8', uc);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8', 'Height', Height, false);
   const status = (cuMemsetD2D8$c ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
@@ -2732,7 +2732,7 @@ let cuMemsetD2D8Async$c: NativeFunction | undefined;
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
-  if ((uc & 0xff) !== uc) throw intError('cuMemsetD2D8Async', 'uc', 'u8', uc);
+  if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD2D8Async', 'uc', 'u8', uc);
   if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Width', Width, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Height', Height, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D8Async', 'hStream', hStream, true) as typeof hStream;
@@ -2744,7 +2744,7 @@ let cuMemsetD32$c: NativeFunction | undefined;
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((ui >>> 0) !== ui) throw intError('cuMemsetD32', 'ui', 'u32', ui);
+  if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32', 'ui', 'u32', ui);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32', 'N', N, false);
   const status = (cuMemsetD32$c ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
   if (status !== 0) throw fail('cuMemsetD32', status);
@@ -2753,7 +2753,7 @@ let cuMemsetD32Async$c: NativeFunction | undefined;
 /** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
+  if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32Async', 'N', N, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD32Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD32Async$c ??= binder.native('cuMemsetD32Async'))(dstDevice, ui, N, hStream);
@@ -2764,7 +2764,7 @@ let cuMemsetD8$c: NativeFunction | undefined;
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((uc & 0xff) !== uc) throw intError('cuMemsetD8', 'uc', 'u8', uc);
+  if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8', 'uc', 'u8', uc);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8', 'N', N, false);
   const status = (cuMemsetD8$c ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
   if (status !== 0) throw fail('cuMemsetD8', status);
@@ -2773,7 +2773,7 @@ let cuMemsetD8Async$c: NativeFunction | undefined;
 /** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if ((uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);
+  if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);
   if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8Async', 'N', N, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD8Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD8Async$c ??= binder.native('cuMemsetD8Async'))(dstDevice, uc, N, hStream);
@@ -2786,7 +2786,7 @@ export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCR
   const s = (cuMipmappedArrayCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
   const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
-  if ((numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
+  if (typeof numMipmapLevels !== 'number' || (numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
   const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.slot(0), pMipmappedArrayDesc$, numMipmapLevels);
   if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
   return s.address(0) as T.CUmipmappedArray;
@@ -2805,7 +2805,7 @@ export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | n
   const s = (cuMipmappedArrayGetLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
-  if ((level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
+  if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
   const status = (cuMipmappedArrayGetLevel$c ??= binder.native('cuMipmappedArrayGetLevel'))(s.slot(0), hMipmappedArray, level);
   if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
   return s.address(0) as T.CUarray;
@@ -2815,7 +2815,7 @@ let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
-  if ((device | 0) !== device) throw intError('cuMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cuMipmappedArrayGetMemoryRequirements$c ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cuMipmappedArrayGetMemoryRequirements', status);
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
@@ -2949,8 +2949,8 @@ export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | nul
   const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
-  if ((numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
-  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
+  if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
   const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
   if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
@@ -2962,7 +2962,7 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction |
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
-  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
   const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
@@ -2975,9 +2975,9 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUf
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
-  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if ((flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
   const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
   return s.i32[0];
@@ -3004,7 +3004,7 @@ export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, bloc
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
   callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
-  if ((blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
+  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
   const status = (cuOccupancyMaxPotentialBlockSize$c ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
   return { minGridSize: s.i32[0], blockSize: s.i32[2] };
@@ -3019,8 +3019,8 @@ export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | n
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
   callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if ((blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
-  if ((flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
+  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
   const status = (cuOccupancyMaxPotentialBlockSizeWithFlags$c ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
   return { minGridSize: s.i32[0], blockSize: s.i32[2] };
@@ -3041,7 +3041,7 @@ let cuParamSetSize$c: NativeFunction | undefined;
 /** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
+  if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetSize$c ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
@@ -3049,7 +3049,7 @@ let cuParamSetTexRef$c: NativeFunction | undefined;
 /** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
+  if (typeof texunit !== 'number' || (texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuParamSetTexRef$c ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
   if (status !== 0) throw fail('cuParamSetTexRef', status);
@@ -3058,7 +3058,7 @@ let cuParamSetf$c: NativeFunction | undefined;
 /** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
+  if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
   if (typeof value !== 'number') throw argError('cuParamSetf', 'value', 'a number', value);
   const status = (cuParamSetf$c ??= binder.native('cuParamSetf'))(hfunc, offset, value);
   if (status !== 0) throw fail('cuParamSetf', status);
@@ -3067,8 +3067,8 @@ let cuParamSeti$c: NativeFunction | undefined;
 /** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
-  if ((value >>> 0) !== value) throw intError('cuParamSeti', 'value', 'u32', value);
+  if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
+  if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuParamSeti', 'value', 'u32', value);
   const status = (cuParamSeti$c ??= binder.native('cuParamSeti'))(hfunc, offset, value);
   if (status !== 0) throw fail('cuParamSeti', status);
 }
@@ -3076,9 +3076,9 @@ let cuParamSetv$c: NativeFunction | undefined;
 /** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
-  if ((offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
+  if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
   pointerArg('cuParamSetv', 'ptr', ptr, true);
-  if ((numbytes >>> 0) !== numbytes) throw intError('cuParamSetv', 'numbytes', 'u32', numbytes);
+  if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetv', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetv$c ??= binder.native('cuParamSetv'))(hfunc, offset, ptr, numbytes);
   if (status !== 0) throw fail('cuParamSetv', status);
 }
@@ -3086,7 +3086,7 @@ let cuPointerGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 11.8 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
   const data$ = new Uint8Array(16);
-  if ((attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
+  if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerGetAttribute$c ??= binder.native('cuPointerGetAttribute'))(data$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerGetAttribute', status);
@@ -3111,7 +3111,7 @@ let cuPointerSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.CUdeviceptr | never | boolean | bigint | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);
-  if ((attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);
+  if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerSetAttribute$c ??= binder.native('cuPointerSetAttribute'))(value$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerSetAttribute', status);
@@ -3122,7 +3122,7 @@ let cuProfilerInitialize$c: NativeFunction | undefined;
 export function cuProfilerInitialize(configFile: string, outputFile: string, outputMode: T.CUoutput_mode): void {
   if (typeof configFile !== 'string') throw argError('cuProfilerInitialize', 'configFile', 'a string', configFile);
   if (typeof outputFile !== 'string') throw argError('cuProfilerInitialize', 'outputFile', 'a string', outputFile);
-  if ((outputMode | 0) !== outputMode) throw intError('cuProfilerInitialize', 'outputMode', 'i32', outputMode);
+  if (typeof outputMode !== 'number' || (outputMode | 0) !== outputMode) throw intError('cuProfilerInitialize', 'outputMode', 'i32', outputMode);
   const status = (cuProfilerInitialize$c ??= binder.native('cuProfilerInitialize'))(configFile, outputFile, outputMode);
   if (status !== 0) throw fail('cuProfilerInitialize', status);
 }
@@ -3155,7 +3155,7 @@ export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Poin
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
   const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.CUstreamCallback(), callback) : undefined;
   pointerArg('cuStreamAddCallback', 'userData', userData, true);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
   const status = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'))(hStream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
@@ -3168,7 +3168,7 @@ export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdev
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamAttachMemAsync', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cuStreamAttachMemAsync$c ??= binder.native('cuStreamAttachMemAsync'))(hStream, dptr, length, flags);
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
 }
@@ -3177,7 +3177,7 @@ let cuStreamBatchMemOp$c: NativeFunction | undefined;
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp', 'flags', 'u32', flags);
   const count$n = paramArray$.count;
   const status = (cuStreamBatchMemOp$c ??= binder.native('cuStreamBatchMemOp'))(stream, count$n, paramArray$.bytes, flags);
   if (status !== 0) throw fail('cuStreamBatchMemOp', status);
@@ -3187,7 +3187,7 @@ let cuStreamBatchMemOp_v2$c: NativeFunction | undefined;
 export function cuStreamBatchMemOp_v2(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp_v2', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp_v2', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp_v2', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp_v2', 'flags', 'u32', flags);
   const count$n = paramArray$.count;
   const status = (cuStreamBatchMemOp_v2$c ??= binder.native('cuStreamBatchMemOp_v2'))(stream, count$n, paramArray$.bytes, flags);
   if (status !== 0) throw fail('cuStreamBatchMemOp_v2', status);
@@ -3196,7 +3196,7 @@ let cuStreamBeginCapture$c: NativeFunction | undefined;
 /** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
-  if ((mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cuStreamBeginCapture$c ??= binder.native('cuStreamBeginCapture'))(hStream, mode);
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
 }
@@ -3214,7 +3214,7 @@ let cuStreamCreate$c: NativeFunction | undefined;
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
   const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.slot(0), Flags);
   if (status !== 0) throw fail('cuStreamCreate', status);
   return s.address(0) as T.CUstream;
@@ -3225,8 +3225,8 @@ let cuStreamCreateWithPriority$c: NativeFunction | undefined;
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
-  if ((priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
+  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
   const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.slot(0), flags, priority);
   if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
   return s.address(0) as T.CUstream;
@@ -3253,7 +3253,7 @@ let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 11.8 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
-  if ((attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuStreamGetAttribute$c ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out$);
   if (status !== 0) throw fail('cuStreamGetAttribute', status);
@@ -3349,7 +3349,7 @@ let cuStreamSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
-  if ((attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cuStreamSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
   const status = (cuStreamSetAttribute$c ??= binder.native('cuStreamSetAttribute'))(hStream, attr, value$);
   if (status !== 0) throw fail('cuStreamSetAttribute', status);
@@ -3367,7 +3367,7 @@ let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
   const numDependencies$n = dependencies$.count;
   const status = (cuStreamUpdateCaptureDependencies$c ??= binder.native('cuStreamUpdateCaptureDependencies'))(hStream, dependencies$.data, numDependencies$n, flags);
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies', status);
@@ -3377,7 +3377,7 @@ let cuStreamWaitEvent$c: NativeFunction | undefined;
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
-  if ((Flags >>> 0) !== Flags) throw intError('cuStreamWaitEvent', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamWaitEvent', 'Flags', 'u32', Flags);
   const status = (cuStreamWaitEvent$c ??= binder.native('cuStreamWaitEvent'))(hStream, hEvent, Flags);
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
 }
@@ -3386,8 +3386,8 @@ let cuStreamWaitValue32$c: NativeFunction | undefined;
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
-  if ((value >>> 0) !== value) throw intError('cuStreamWaitValue32', 'value', 'u32', value);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue32', 'flags', 'u32', flags);
+  if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWaitValue32', 'value', 'u32', value);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue32', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32$c ??= binder.native('cuStreamWaitValue32'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue32', status);
 }
@@ -3396,8 +3396,8 @@ let cuStreamWaitValue32_v2$c: NativeFunction | undefined;
 export function cuStreamWaitValue32_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32_v2', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32_v2', 'addr', addr, false) as typeof addr;
-  if ((value >>> 0) !== value) throw intError('cuStreamWaitValue32_v2', 'value', 'u32', value);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue32_v2', 'flags', 'u32', flags);
+  if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWaitValue32_v2', 'value', 'u32', value);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue32_v2', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32_v2$c ??= binder.native('cuStreamWaitValue32_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue32_v2', status);
 }
@@ -3407,7 +3407,7 @@ export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdevicep
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64', 'value', value, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue64', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue64', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64$c ??= binder.native('cuStreamWaitValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
 }
@@ -3417,7 +3417,7 @@ export function cuStreamWaitValue64_v2(stream: T.CUstream | null, addr: T.CUdevi
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64_v2', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64_v2', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64_v2', 'value', value, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue64_v2', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue64_v2', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64_v2$c ??= binder.native('cuStreamWaitValue64_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64_v2', status);
 }
@@ -3426,8 +3426,8 @@ let cuStreamWriteValue32$c: NativeFunction | undefined;
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
-  if ((value >>> 0) !== value) throw intError('cuStreamWriteValue32', 'value', 'u32', value);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue32', 'flags', 'u32', flags);
+  if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWriteValue32', 'value', 'u32', value);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue32', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32$c ??= binder.native('cuStreamWriteValue32'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue32', status);
 }
@@ -3436,8 +3436,8 @@ let cuStreamWriteValue32_v2$c: NativeFunction | undefined;
 export function cuStreamWriteValue32_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32_v2', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32_v2', 'addr', addr, false) as typeof addr;
-  if ((value >>> 0) !== value) throw intError('cuStreamWriteValue32_v2', 'value', 'u32', value);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue32_v2', 'flags', 'u32', flags);
+  if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWriteValue32_v2', 'value', 'u32', value);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue32_v2', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32_v2$c ??= binder.native('cuStreamWriteValue32_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue32_v2', status);
 }
@@ -3447,7 +3447,7 @@ export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdevice
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64', 'value', value, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue64', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue64', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64$c ??= binder.native('cuStreamWriteValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64', status);
 }
@@ -3457,7 +3457,7 @@ export function cuStreamWriteValue64_v2(stream: T.CUstream | null, addr: T.CUdev
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64_v2', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64_v2', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64_v2', 'value', value, false);
-  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue64_v2', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue64_v2', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64_v2$c ??= binder.native('cuStreamWriteValue64_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64_v2', status);
 }
@@ -3504,7 +3504,7 @@ let cuSurfRefSetArray$c: NativeFunction | undefined;
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
-  if ((Flags >>> 0) !== Flags) throw intError('cuSurfRefSetArray', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuSurfRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuSurfRefSetArray$c ??= binder.native('cuSurfRefSetArray'))(hSurfRef, hArray, Flags);
   if (status !== 0) throw fail('cuSurfRefSetArray', status);
 }
@@ -3590,7 +3590,7 @@ export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number):
   const s = (cuTexRefGetAddressMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
+  if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
   const status = (cuTexRefGetAddressMode$c ??= binder.native('cuTexRefGetAddressMode'))(s.slot(0), hTexRef, dim);
   if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
   return s.i32[0] as T.CUaddress_mode;
@@ -3734,8 +3734,8 @@ let cuTexRefSetAddressMode$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((dim | 0) !== dim) throw intError('cuTexRefSetAddressMode', 'dim', 'i32', dim);
-  if ((am | 0) !== am) throw intError('cuTexRefSetAddressMode', 'am', 'i32', am);
+  if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefSetAddressMode', 'dim', 'i32', dim);
+  if (typeof am !== 'number' || (am | 0) !== am) throw intError('cuTexRefSetAddressMode', 'am', 'i32', am);
   const status = (cuTexRefSetAddressMode$c ??= binder.native('cuTexRefSetAddressMode'))(hTexRef, dim, am);
   if (status !== 0) throw fail('cuTexRefSetAddressMode', status);
 }
@@ -3744,7 +3744,7 @@ let cuTexRefSetArray$c: NativeFunction | undefined;
 export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuTexRefSetArray', 'hArray', hArray, true) as typeof hArray;
-  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetArray', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetArray$c ??= binder.native('cuTexRefSetArray'))(hTexRef, hArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetArray', status);
 }
@@ -3760,7 +3760,7 @@ let cuTexRefSetFilterMode$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((fm | 0) !== fm) throw intError('cuTexRefSetFilterMode', 'fm', 'i32', fm);
+  if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetFilterMode$c ??= binder.native('cuTexRefSetFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetFilterMode', status);
 }
@@ -3768,7 +3768,7 @@ let cuTexRefSetFlags$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetFlags', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetFlags', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetFlags$c ??= binder.native('cuTexRefSetFlags'))(hTexRef, Flags);
   if (status !== 0) throw fail('cuTexRefSetFlags', status);
 }
@@ -3776,8 +3776,8 @@ let cuTexRefSetFormat$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((fmt | 0) !== fmt) throw intError('cuTexRefSetFormat', 'fmt', 'i32', fmt);
-  if ((NumPackedComponents | 0) !== NumPackedComponents) throw intError('cuTexRefSetFormat', 'NumPackedComponents', 'i32', NumPackedComponents);
+  if (typeof fmt !== 'number' || (fmt | 0) !== fmt) throw intError('cuTexRefSetFormat', 'fmt', 'i32', fmt);
+  if (typeof NumPackedComponents !== 'number' || (NumPackedComponents | 0) !== NumPackedComponents) throw intError('cuTexRefSetFormat', 'NumPackedComponents', 'i32', NumPackedComponents);
   const status = (cuTexRefSetFormat$c ??= binder.native('cuTexRefSetFormat'))(hTexRef, fmt, NumPackedComponents);
   if (status !== 0) throw fail('cuTexRefSetFormat', status);
 }
@@ -3785,7 +3785,7 @@ let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((maxAniso >>> 0) !== maxAniso) throw intError('cuTexRefSetMaxAnisotropy', 'maxAniso', 'u32', maxAniso);
+  if (typeof maxAniso !== 'number' || (maxAniso >>> 0) !== maxAniso) throw intError('cuTexRefSetMaxAnisotropy', 'maxAniso', 'u32', maxAniso);
   const status = (cuTexRefSetMaxAnisotropy$c ??= binder.native('cuTexRefSetMaxAnisotropy'))(hTexRef, maxAniso);
   if (status !== 0) throw fail('cuTexRefSetMaxAnisotropy', status);
 }
@@ -3793,7 +3793,7 @@ let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if ((fm | 0) !== fm) throw intError('cuTexRefSetMipmapFilterMode', 'fm', 'i32', fm);
+  if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetMipmapFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetMipmapFilterMode$c ??= binder.native('cuTexRefSetMipmapFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetMipmapFilterMode', status);
 }
@@ -3819,7 +3819,7 @@ let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuTexRefSetMipmappedArray', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
-  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetMipmappedArray', 'Flags', 'u32', Flags);
+  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetMipmappedArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetMipmappedArray$c ??= binder.native('cuTexRefSetMipmappedArray'))(hTexRef, hMipmappedArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetMipmappedArray', status);
 }
@@ -3828,7 +3828,7 @@ let cuThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
 /** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 11.8 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): T.CUstreamCaptureMode {
   const s = (cuThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
-  if ((mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
   s.u64[0] = 0n; s.u32[0] = mode;
   const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.native('cuThreadExchangeStreamCaptureMode'))(s.slot(0));
   if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
@@ -3843,8 +3843,8 @@ export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallba
   pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
   const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
-  if ((initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
-  if ((flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
+  if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
   const status = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
@@ -3856,7 +3856,7 @@ let cuUserObjectRelease$c: NativeFunction | undefined;
 /** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuUserObjectRelease(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cuUserObjectRelease', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRelease', 'count', 'u32', count);
   const status = (cuUserObjectRelease$c ??= binder.native('cuUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRelease', status);
 }
@@ -3864,7 +3864,7 @@ let cuUserObjectRetain$c: NativeFunction | undefined;
 /** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuUserObjectRetain(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cuUserObjectRetain', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRetain', 'count', 'u32', count);
   const status = (cuUserObjectRetain$c ??= binder.native('cuUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRetain', status);
 }

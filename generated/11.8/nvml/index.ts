@@ -71,7 +71,7 @@ let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
-  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
+  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
   const status = (nvmlDeviceClearEccErrorCounts$c ??= binder.native('nvmlDeviceClearEccErrorCounts'))(device, counterType);
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
 }
@@ -81,7 +81,7 @@ let nvmlDeviceCreateGpuInstance$c: NativeFunction | undefined;
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstance$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
   s.u64[0] = 0n;
   const status = (nvmlDeviceCreateGpuInstance$c ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
@@ -93,7 +93,7 @@ let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t | null, profileId: number, placement: T.nvmlGpuInstancePlacement_st | Uint8Array): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
   const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
   s.u64[0] = 0n;
   const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s.slot(0));
@@ -112,9 +112,9 @@ let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
-  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'counter', 'u32', counter);
-  if ((freeze | 0) !== freeze) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'freeze', 'i32', freeze);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'counter', 'u32', counter);
+  if (typeof freeze !== 'number' || (freeze | 0) !== freeze) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'freeze', 'i32', freeze);
   const status = (nvmlDeviceFreezeNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceFreezeNvLinkUtilizationCounter'))(device, link, counter, freeze);
   if (status !== 0) throw fail('nvmlDeviceFreezeNvLinkUtilizationCounter', status);
 }
@@ -124,7 +124,7 @@ let nvmlDeviceGetAPIRestriction$c: NativeFunction | undefined;
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAPIRestriction$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
-  if ((apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
+  if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetAPIRestriction$c ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetAPIRestriction', status);
@@ -175,7 +175,7 @@ let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 11.8 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
-  if ((pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
+  if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
   const stats$ = new Uint8Array(56);
   const status = (nvmlDeviceGetAccountingStats$c ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats$);
   if (status !== 0) throw fail('nvmlDeviceGetAccountingStats', status);
@@ -217,7 +217,7 @@ let nvmlDeviceGetApplicationsClock$c: NativeFunction | undefined;
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
-  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
+  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetApplicationsClock$c ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetApplicationsClock', status);
@@ -279,8 +279,8 @@ let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 11.8 Returns `partNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
-  const partNumber$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetBoardPartNumber', 'partNumber', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);
+  const partNumber$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetBoardPartNumber', 'length', length)));
   const status = (nvmlDeviceGetBoardPartNumber$c ??= binder.native('nvmlDeviceGetBoardPartNumber'))(device, partNumber$, length);
   if (status !== 0) throw fail('nvmlDeviceGetBoardPartNumber', status);
   return textFrom(partNumber$);
@@ -331,8 +331,8 @@ let nvmlDeviceGetClock$c: NativeFunction | undefined;
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
   const s = (nvmlDeviceGetClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
-  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
-  if ((clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
+  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
+  if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetClock', status);
@@ -344,7 +344,7 @@ let nvmlDeviceGetClockInfo$c: NativeFunction | undefined;
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
-  if ((type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
@@ -407,7 +407,7 @@ let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): bigint {
   const s = (nvmlDeviceGetCpuAffinity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
-  if ((cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
+  if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinity', status);
@@ -419,9 +419,9 @@ let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): bigint {
   const s = (nvmlDeviceGetCpuAffinityWithinScope$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
-  if ((cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
+  if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
   s.u64[0] = 0n;
-  if ((scope >>> 0) !== scope) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'scope', 'u32', scope);
+  if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'scope', 'u32', scope);
   const status = (nvmlDeviceGetCpuAffinityWithinScope$c ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, s.slot(0), scope);
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinityWithinScope', status);
   return s.u64[0];
@@ -508,7 +508,7 @@ let nvmlDeviceGetDefaultApplicationsClock$c: NativeFunction | undefined;
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetDefaultApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
-  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
+  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetDefaultApplicationsClock$c ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDefaultApplicationsClock', status);
@@ -529,8 +529,8 @@ let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 11.8 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): T.nvmlEccErrorCounts_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
-  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetDetailedEccErrors', 'errorType', 'i32', errorType);
-  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetDetailedEccErrors', 'counterType', 'i32', counterType);
+  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetDetailedEccErrors', 'errorType', 'i32', errorType);
+  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetDetailedEccErrors', 'counterType', 'i32', counterType);
   const eccCounts$ = new Uint8Array(32);
   const status = (nvmlDeviceGetDetailedEccErrors$c ??= binder.native('nvmlDeviceGetDetailedEccErrors'))(device, errorType, counterType, eccCounts$);
   if (status !== 0) throw fail('nvmlDeviceGetDetailedEccErrors', status);
@@ -608,7 +608,7 @@ let nvmlDeviceGetEncoderCapacity$c: NativeFunction | undefined;
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
   const s = (nvmlDeviceGetEncoderCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
-  if ((encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
+  if (typeof encoderQueryType !== 'number' || (encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetEncoderCapacity$c ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderCapacity', status);
@@ -714,7 +714,7 @@ let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
-  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
+  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
@@ -724,7 +724,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 11.8 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
-  if ((valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
+  if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
   const values$ = recordArrayArg('nvmlDeviceGetFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
   if (values !== null) coversCount('nvmlDeviceGetFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
   const status = (nvmlDeviceGetFieldValues$c ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values$.bytes);
@@ -760,7 +760,7 @@ let nvmlDeviceGetGpuInstanceById$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
-  if ((id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
+  if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
@@ -783,7 +783,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.slot(0));
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
@@ -801,7 +801,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 11.8 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
-  if ((profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
+  if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
   const info$ = new Uint8Array(48);
   const status = (nvmlDeviceGetGpuInstanceProfileInfo$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceProfileInfo', status);
@@ -811,7 +811,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 11.8 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
-  if ((profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
+  if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
   const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
   new DataView(info$.buffer).setUint32(0, 0x2000098, true); // NVML struct version
@@ -825,7 +825,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
@@ -837,7 +837,7 @@ let nvmlDeviceGetGpuInstances$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.slot(0));
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
@@ -916,7 +916,7 @@ let nvmlDeviceGetHandleByIndex$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 11.8 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByIndex$ ??= new Scratch(1));
-  if ((index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
+  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetHandleByIndex$c ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
@@ -992,8 +992,8 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomImageVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomImageVersion', 'length', length)));
   const status = (nvmlDeviceGetInforomImageVersion$c ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetInforomImageVersion', status);
   return textFrom(version$);
@@ -1002,9 +1002,9 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
-  if ((object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetInforomVersion', 'length', 'u32', length);
+  if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomVersion', 'length', length)));
   const status = (nvmlDeviceGetInforomVersion$c ??= binder.native('nvmlDeviceGetInforomVersion'))(device, object, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetInforomVersion', status);
   return textFrom(version$);
@@ -1045,7 +1045,7 @@ let nvmlDeviceGetMaxClockInfo$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
-  if ((type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
@@ -1057,7 +1057,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
-  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
+  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
@@ -1125,9 +1125,9 @@ let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): bigint {
   const s = (nvmlDeviceGetMemoryAffinity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
-  if ((nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
+  if (typeof nodeSetSize !== 'number' || (nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
   s.u64[0] = 0n;
-  if ((scope >>> 0) !== scope) throw intError('nvmlDeviceGetMemoryAffinity', 'scope', 'u32', scope);
+  if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetMemoryAffinity', 'scope', 'u32', scope);
   const status = (nvmlDeviceGetMemoryAffinity$c ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, s.slot(0), scope);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryAffinity', status);
   return s.u64[0];
@@ -1149,9 +1149,9 @@ let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
   const s = (nvmlDeviceGetMemoryErrorCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
-  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
-  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
-  if ((locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
+  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
+  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
+  if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
@@ -1183,7 +1183,7 @@ let nvmlDeviceGetMigDeviceHandleByIndex$c: NativeFunction | undefined;
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
-  if ((index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
+  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
@@ -1207,8 +1207,8 @@ let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
-  if ((type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
-  if ((pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
+  if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
@@ -1253,8 +1253,8 @@ let nvmlDeviceGetName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
-  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetName', 'name', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
+  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetName', 'length', length)));
   const status = (nvmlDeviceGetName$c ??= binder.native('nvmlDeviceGetName'))(device, name$, length);
   if (status !== 0) throw fail('nvmlDeviceGetName', status);
   return textFrom(name$);
@@ -1287,8 +1287,8 @@ let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   const s = (nvmlDeviceGetNvLinkCapability$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
-  if ((capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
+  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
@@ -1300,8 +1300,8 @@ let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   const s = (nvmlDeviceGetNvLinkErrorCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
-  if ((counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
@@ -1313,7 +1313,7 @@ let nvmlDeviceGetNvLinkRemoteDeviceType$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
@@ -1323,7 +1323,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetNvLinkRemotePciInfo$c ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemotePciInfo', status);
@@ -1335,7 +1335,7 @@ let nvmlDeviceGetNvLinkState$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
@@ -1345,8 +1345,8 @@ let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 11.8 Returns `control`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
-  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'counter', 'u32', counter);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = new Uint8Array(8);
   const status = (nvmlDeviceGetNvLinkUtilizationControl$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationControl'))(device, link, counter, control$);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationControl', status);
@@ -1358,8 +1358,8 @@ let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   const s = (nvmlDeviceGetNvLinkUtilizationCounter$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
-  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = (nvmlDeviceGetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s.slot(0), s.slot(1));
@@ -1372,7 +1372,7 @@ let nvmlDeviceGetNvLinkVersion$c: NativeFunction | undefined;
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
@@ -1385,7 +1385,7 @@ export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: 
   const s = (nvmlDeviceGetP2PStatus$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
   if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
-  if ((p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
+  if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
@@ -1439,7 +1439,7 @@ let nvmlDeviceGetPcieThroughput$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
-  if ((counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
+  if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
@@ -1608,7 +1608,7 @@ let nvmlDeviceGetRetiredPages$c: NativeFunction | undefined;
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
-  if ((cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
+  if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages', asked);
@@ -1639,7 +1639,7 @@ let nvmlDeviceGetRetiredPages_v2$c: NativeFunction | undefined;
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
-  if ((cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
+  if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), null, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages_v2', asked);
@@ -1669,7 +1669,7 @@ let nvmlDeviceGetSamples$c: NativeFunction | undefined;
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
   const s = (nvmlDeviceGetSamples$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
-  if ((type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
   s.u64[0] = 0n;
   s.u64[1] = 0n; s.u32[2] = 0;
@@ -1689,8 +1689,8 @@ let nvmlDeviceGetSerial$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 11.8 Returns `serial`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
-  const serial$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetSerial', 'serial', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
+  const serial$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetSerial', 'length', length)));
   const status = (nvmlDeviceGetSerial$c ??= binder.native('nvmlDeviceGetSerial'))(device, serial$, length);
   if (status !== 0) throw fail('nvmlDeviceGetSerial', status);
   return textFrom(serial$);
@@ -1723,7 +1723,7 @@ let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
   const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
-  if ((memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
+  if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
@@ -1761,7 +1761,7 @@ let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
   pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
-  if ((size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   const status = (nvmlDeviceGetSupportedPerformanceStates$c ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
@@ -1798,7 +1798,7 @@ let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
-  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
+  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
@@ -1810,7 +1810,7 @@ let nvmlDeviceGetTemperature$c: NativeFunction | undefined;
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
   const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
-  if ((sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
+  if (typeof sensorType !== 'number' || (sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetTemperature$c ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTemperature', status);
@@ -1822,7 +1822,7 @@ let nvmlDeviceGetTemperatureThreshold$c: NativeFunction | undefined;
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
-  if ((thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+  if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetTemperatureThreshold$c ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTemperatureThreshold', status);
@@ -1832,7 +1832,7 @@ let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 11.8 Returns `pThermalSettings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
-  if ((sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
+  if (typeof sensorIndex !== 'number' || (sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
   const pThermalSettings$ = new Uint8Array(64);
   const status = (nvmlDeviceGetThermalSettings$c ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings$);
   if (status !== 0) throw fail('nvmlDeviceGetThermalSettings', status);
@@ -1856,7 +1856,7 @@ let nvmlDeviceGetTopologyNearestGpus$c: NativeFunction | undefined;
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
   const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
-  if ((level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
+  if (typeof level !== 'number' || (level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetTopologyNearestGpus', asked);
@@ -1876,8 +1876,8 @@ let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
   const s = (nvmlDeviceGetTotalEccErrors$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
-  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
-  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
+  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
+  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTotalEccErrors', status);
@@ -1898,8 +1898,8 @@ let nvmlDeviceGetUUID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 11.8 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
-  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetUUID', 'uuid', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
+  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetUUID', 'length', length)));
   const status = (nvmlDeviceGetUUID$c ??= binder.native('nvmlDeviceGetUUID'))(device, uuid$, length);
   if (status !== 0) throw fail('nvmlDeviceGetUUID', status);
   return textFrom(uuid$);
@@ -1917,8 +1917,8 @@ let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetVbiosVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetVbiosVersion', 'length', length)));
   const status = (nvmlDeviceGetVbiosVersion$c ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetVbiosVersion', status);
   return textFrom(version$);
@@ -1930,7 +1930,7 @@ export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferS
   const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
   const pgpuMetadata$ = new Uint8Array(128);
-  if ((bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
+  if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
   s.u64[0] = 0n; s.u32[0] = bufferSize;
   const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
@@ -1981,7 +1981,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 11.8 Returns `violTime`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
-  if ((perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
+  if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
   const violTime$ = new Uint8Array(16);
   const status = (nvmlDeviceGetViolationStatus$c ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime$);
   if (status !== 0) throw fail('nvmlDeviceGetViolationStatus', status);
@@ -2013,7 +2013,7 @@ let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
-  if ((newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
+  if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
   const status = (nvmlDeviceModifyDrainState$c ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo$, newState);
   if (status !== 0) throw fail('nvmlDeviceModifyDrainState', status);
 }
@@ -2053,8 +2053,8 @@ let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
-  if ((gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
-  if ((linkState | 0) !== linkState) throw intError('nvmlDeviceRemoveGpu', 'linkState', 'i32', linkState);
+  if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
+  if (typeof linkState !== 'number' || (linkState | 0) !== linkState) throw intError('nvmlDeviceRemoveGpu', 'linkState', 'i32', linkState);
   const status = (nvmlDeviceRemoveGpu$c ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo$, gpuState, linkState);
   if (status !== 0) throw fail('nvmlDeviceRemoveGpu', status);
 }
@@ -2083,7 +2083,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
   const status = (nvmlDeviceResetNvLinkErrorCounters$c ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
 }
@@ -2091,8 +2091,8 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
-  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   const status = (nvmlDeviceResetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkUtilizationCounter', status);
 }
@@ -2100,8 +2100,8 @@ let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
-  if ((apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
-  if ((isRestricted | 0) !== isRestricted) throw intError('nvmlDeviceSetAPIRestriction', 'isRestricted', 'i32', isRestricted);
+  if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
+  if (typeof isRestricted !== 'number' || (isRestricted | 0) !== isRestricted) throw intError('nvmlDeviceSetAPIRestriction', 'isRestricted', 'i32', isRestricted);
   const status = (nvmlDeviceSetAPIRestriction$c ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
   if (status !== 0) throw fail('nvmlDeviceSetAPIRestriction', status);
 }
@@ -2109,7 +2109,7 @@ let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
-  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetAccountingMode$c ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
 }
@@ -2117,8 +2117,8 @@ let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
-  if ((memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
-  if ((graphicsClockMHz >>> 0) !== graphicsClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'graphicsClockMHz', 'u32', graphicsClockMHz);
+  if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
+  if (typeof graphicsClockMHz !== 'number' || (graphicsClockMHz >>> 0) !== graphicsClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'graphicsClockMHz', 'u32', graphicsClockMHz);
   const status = (nvmlDeviceSetApplicationsClocks$c ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetApplicationsClocks', status);
 }
@@ -2126,7 +2126,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
-  if ((enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
+  if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   const status = (nvmlDeviceSetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
 }
@@ -2134,7 +2134,7 @@ let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
-  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetComputeMode$c ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
 }
@@ -2149,8 +2149,8 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
-  if ((enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
-  if ((flags >>> 0) !== flags) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'flags', 'u32', flags);
+  if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', status);
 }
@@ -2158,7 +2158,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
-  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
+  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
   const status = (nvmlDeviceSetDefaultFanSpeed_v2$c ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
 }
@@ -2166,8 +2166,8 @@ let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
-  if ((driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
-  if ((flags >>> 0) !== flags) throw intError('nvmlDeviceSetDriverModel', 'flags', 'u32', flags);
+  if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDriverModel', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDriverModel$c ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
   if (status !== 0) throw fail('nvmlDeviceSetDriverModel', status);
 }
@@ -2175,7 +2175,7 @@ let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
-  if ((ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
+  if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
   const status = (nvmlDeviceSetEccMode$c ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
 }
@@ -2183,8 +2183,8 @@ let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
-  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
-  if ((speed >>> 0) !== speed) throw intError('nvmlDeviceSetFanSpeed_v2', 'speed', 'u32', speed);
+  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
+  if (typeof speed !== 'number' || (speed >>> 0) !== speed) throw intError('nvmlDeviceSetFanSpeed_v2', 'speed', 'u32', speed);
   const status = (nvmlDeviceSetFanSpeed_v2$c ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
   if (status !== 0) throw fail('nvmlDeviceSetFanSpeed_v2', status);
 }
@@ -2192,7 +2192,7 @@ let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
-  if ((offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
+  if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetGpcClkVfOffset$c ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
 }
@@ -2200,8 +2200,8 @@ let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
-  if ((minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
-  if ((maxGpuClockMHz >>> 0) !== maxGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'maxGpuClockMHz', 'u32', maxGpuClockMHz);
+  if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
+  if (typeof maxGpuClockMHz !== 'number' || (maxGpuClockMHz >>> 0) !== maxGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'maxGpuClockMHz', 'u32', maxGpuClockMHz);
   const status = (nvmlDeviceSetGpuLockedClocks$c ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetGpuLockedClocks', status);
 }
@@ -2209,7 +2209,7 @@ let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
-  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetGpuOperationMode$c ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
 }
@@ -2217,7 +2217,7 @@ let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
-  if ((offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
+  if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetMemClkVfOffset$c ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
 }
@@ -2225,8 +2225,8 @@ let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
-  if ((minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
-  if ((maxMemClockMHz >>> 0) !== maxMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'maxMemClockMHz', 'u32', maxMemClockMHz);
+  if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
+  if (typeof maxMemClockMHz !== 'number' || (maxMemClockMHz >>> 0) !== maxMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'maxMemClockMHz', 'u32', maxMemClockMHz);
   const status = (nvmlDeviceSetMemoryLockedClocks$c ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetMemoryLockedClocks', status);
 }
@@ -2236,7 +2236,7 @@ let nvmlDeviceSetMigMode$c: NativeFunction | undefined;
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
   const s = (nvmlDeviceSetMigMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
-  if ((mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
+  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
   s.u64[0] = 0n;
   const status = (nvmlDeviceSetMigMode$c ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceSetMigMode', status);
@@ -2246,10 +2246,10 @@ let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
-  if ((link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
-  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'counter', 'u32', counter);
+  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
+  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = recordArg('nvmlDeviceSetNvLinkUtilizationControl', 'control', records.nvmlNvLinkUtilizationControl_st(), control, false);
-  if ((reset >>> 0) !== reset) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'reset', 'u32', reset);
+  if (typeof reset !== 'number' || (reset >>> 0) !== reset) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'reset', 'u32', reset);
   const status = (nvmlDeviceSetNvLinkUtilizationControl$c ??= binder.native('nvmlDeviceSetNvLinkUtilizationControl'))(device, link, counter, control$, reset);
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkUtilizationControl', status);
 }
@@ -2257,7 +2257,7 @@ let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
-  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetPersistenceMode$c ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
 }
@@ -2265,7 +2265,7 @@ let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
-  if ((limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
+  if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
   const status = (nvmlDeviceSetPowerManagementLimit$c ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
 }
@@ -2273,7 +2273,7 @@ let nvmlDeviceSetPowerMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetPowerMode(nvmlDevice_t device, unsigned int powerModeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeId: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerMode', 'device', device, true) as typeof device;
-  if ((powerModeId >>> 0) !== powerModeId) throw intError('nvmlDeviceSetPowerMode', 'powerModeId', 'u32', powerModeId);
+  if (typeof powerModeId !== 'number' || (powerModeId >>> 0) !== powerModeId) throw intError('nvmlDeviceSetPowerMode', 'powerModeId', 'u32', powerModeId);
   const status = (nvmlDeviceSetPowerMode$c ??= binder.native('nvmlDeviceSetPowerMode'))(device, powerModeId);
   if (status !== 0) throw fail('nvmlDeviceSetPowerMode', status);
 }
@@ -2283,7 +2283,7 @@ let nvmlDeviceSetTemperatureThreshold$c: NativeFunction | undefined;
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceSetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
-  if ((thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+  if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
   s.u64[0] = 0n;
   const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
@@ -2293,7 +2293,7 @@ let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
-  if ((virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);
+  if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);
   const status = (nvmlDeviceSetVirtualizationMode$c ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
   if (status !== 0) throw fail('nvmlDeviceSetVirtualizationMode', status);
 }
@@ -2307,7 +2307,7 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
 let nvmlErrorString$c: NativeFunction | undefined;
 /** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 11.8 */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
-  if ((result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
   return result;
 }
@@ -2333,7 +2333,7 @@ let nvmlEventSetWait$c: NativeFunction | undefined;
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
-  if ((timeoutms >>> 0) !== timeoutms) throw intError('nvmlEventSetWait', 'timeoutms', 'u32', timeoutms);
+  if (typeof timeoutms !== 'number' || (timeoutms >>> 0) !== timeoutms) throw intError('nvmlEventSetWait', 'timeoutms', 'u32', timeoutms);
   const status = (nvmlEventSetWait$c ??= binder.native('nvmlEventSetWait'))(set, data$, timeoutms);
   if (status !== 0) throw fail('nvmlEventSetWait', status);
   return decodeRecord<T.nvmlEventData_st>(records.nvmlEventData_st(), data$);
@@ -2351,7 +2351,7 @@ export function nvmlGetExcludedDeviceCount(): number {
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 11.8 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
-  if ((index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
+  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
   const status = (nvmlGetExcludedDeviceInfoByIndex$c ??= binder.native('nvmlGetExcludedDeviceInfoByIndex'))(index, info$);
   if (status !== 0) throw fail('nvmlGetExcludedDeviceInfoByIndex', status);
@@ -2427,7 +2427,7 @@ let nvmlGpuInstanceCreateComputeInstance$c: NativeFunction | undefined;
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
   s.u64[0] = 0n;
   const status = (nvmlGpuInstanceCreateComputeInstance$c ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
@@ -2446,7 +2446,7 @@ let nvmlGpuInstanceGetComputeInstanceById$c: NativeFunction | undefined;
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
+  if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
   s.u64[0] = 0n;
   const status = (nvmlGpuInstanceGetComputeInstanceById$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
@@ -2456,8 +2456,8 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 11.8 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
-  if ((engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'engProfile', 'u32', engProfile);
+  if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
+  if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(36);
   const status = (nvmlGpuInstanceGetComputeInstanceProfileInfo$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceProfileInfo', status);
@@ -2467,8 +2467,8 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 11.8 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
-  if ((engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'engProfile', 'u32', engProfile);
+  if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
+  if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(records.nvmlComputeInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', records.nvmlComputeInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
   new DataView(info$.buffer).setUint32(0, 0x2000088, true); // NVML struct version
@@ -2482,7 +2482,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c: NativeFunction | undef
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
   s.u64[0] = 0n;
   const status = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', status);
@@ -2494,7 +2494,7 @@ let nvmlGpuInstanceGetComputeInstances$c: NativeFunction | undefined;
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
+  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s.slot(0));
   if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstances', asked);
@@ -2526,7 +2526,7 @@ export function nvmlInit(): void {
 let nvmlInitWithFlags$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlInitWithFlags(flags: number): void {
-  if ((flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
@@ -2566,8 +2566,8 @@ export function nvmlSystemGetCudaDriverVersion_v2(): number {
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetDriverVersion(length: number): string {
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'length', length)));
   const status = (nvmlSystemGetDriverVersion$c ??= binder.native('nvmlSystemGetDriverVersion'))(version$, length);
   if (status !== 0) throw fail('nvmlSystemGetDriverVersion', status);
   return textFrom(version$);
@@ -2593,8 +2593,8 @@ export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetNVMLVersion(length: number): string {
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'length', length)));
   const status = (nvmlSystemGetNVMLVersion$c ??= binder.native('nvmlSystemGetNVMLVersion'))(version$, length);
   if (status !== 0) throw fail('nvmlSystemGetNVMLVersion', status);
   return textFrom(version$);
@@ -2602,9 +2602,9 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
-  if ((pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
-  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetProcessName', 'name', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
+  if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
+  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetProcessName', 'length', length)));
   const status = (nvmlSystemGetProcessName$c ??= binder.native('nvmlSystemGetProcessName'))(pid, name$, length);
   if (status !== 0) throw fail('nvmlSystemGetProcessName', status);
   return textFrom(name$);
@@ -2614,7 +2614,7 @@ let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
-  if ((cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
+  if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
@@ -2671,7 +2671,7 @@ let nvmlUnitGetHandleByIndex$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 11.8 Returns `unit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   const s = (nvmlUnitGetHandleByIndex$ ??= new Scratch(1));
-  if ((index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
+  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
   s.u64[0] = 0n;
   const status = (nvmlUnitGetHandleByIndex$c ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s.slot(0));
   if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
@@ -2701,7 +2701,7 @@ let nvmlUnitGetTemperature$c: NativeFunction | undefined;
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
   const s = (nvmlUnitGetTemperature$ ??= new Scratch(1));
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
-  if ((type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
+  if (typeof type !== 'number' || (type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
   s.u64[0] = 0n;
   const status = (nvmlUnitGetTemperature$c ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s.slot(0));
   if (status !== 0) throw fail('nvmlUnitGetTemperature', status);
@@ -2720,14 +2720,14 @@ let nvmlUnitSetLedState$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
-  if ((color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);
+  if (typeof color !== 'number' || (color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);
   const status = (nvmlUnitSetLedState$c ??= binder.native('nvmlUnitSetLedState'))(unit, color);
   if (status !== 0) throw fail('nvmlUnitSetLedState', status);
 }
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
   const status = (nvmlVgpuInstanceClearAccountingPids$c ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
   if (status !== 0) throw fail('nvmlVgpuInstanceClearAccountingPids', status);
 }
@@ -2736,7 +2736,7 @@ let nvmlVgpuInstanceGetAccountingMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetAccountingMode$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetAccountingMode$c ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingMode', status);
@@ -2747,7 +2747,7 @@ let nvmlVgpuInstanceGetAccountingPids$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 11.8 Returns `pids`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
   const s = (nvmlVgpuInstanceGetAccountingPids$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetAccountingPids', asked);
@@ -2764,8 +2764,8 @@ export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32A
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 11.8 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number): T.nvmlAccountingStats_st {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingStats', 'vgpuInstance', 'u32', vgpuInstance);
-  if ((pid >>> 0) !== pid) throw intError('nvmlVgpuInstanceGetAccountingStats', 'pid', 'u32', pid);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingStats', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlVgpuInstanceGetAccountingStats', 'pid', 'u32', pid);
   const stats$ = new Uint8Array(56);
   const status = (nvmlVgpuInstanceGetAccountingStats$c ??= binder.native('nvmlVgpuInstanceGetAccountingStats'))(vgpuInstance, pid, stats$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingStats', status);
@@ -2776,7 +2776,7 @@ let nvmlVgpuInstanceGetEccMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 11.8 Returns `eccMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetEccMode$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetEccMode$c ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEccMode', status);
@@ -2787,7 +2787,7 @@ let nvmlVgpuInstanceGetEncoderCapacity$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 11.8 Returns `encoderCapacity`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetEncoderCapacity$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderCapacity', status);
@@ -2798,7 +2798,7 @@ let nvmlVgpuInstanceGetEncoderSessions$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetEncoderSessions$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
@@ -2817,7 +2817,7 @@ let nvmlVgpuInstanceGetEncoderStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 11.8 Returns `sessionCount`, `averageFps`, `averageLatency`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
   const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(3));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   s.u64[2] = 0n;
@@ -2830,7 +2830,7 @@ let nvmlVgpuInstanceGetFBCSessions$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetFBCSessions$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n; s.u32[0] = 0;
   const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
@@ -2847,7 +2847,7 @@ export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCS
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 11.8 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStats_st {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCStats', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCStats', 'vgpuInstance', 'u32', vgpuInstance);
   const fbcStats$ = new Uint8Array(12);
   const status = (nvmlVgpuInstanceGetFBCStats$c ??= binder.native('nvmlVgpuInstanceGetFBCStats'))(vgpuInstance, fbcStats$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCStats', status);
@@ -2858,7 +2858,7 @@ let nvmlVgpuInstanceGetFbUsage$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 11.8 Returns `fbUsage`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
   const s = (nvmlVgpuInstanceGetFbUsage$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetFbUsage$c ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFbUsage', status);
@@ -2869,7 +2869,7 @@ let nvmlVgpuInstanceGetFrameRateLimit$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 11.8 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetFrameRateLimit$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetFrameRateLimit$c ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFrameRateLimit', status);
@@ -2880,7 +2880,7 @@ let nvmlVgpuInstanceGetGpuInstanceId$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 11.8 Returns `gpuInstanceId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetGpuInstanceId$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetGpuInstanceId$c ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuInstanceId', status);
@@ -2891,7 +2891,7 @@ let nvmlVgpuInstanceGetGpuPciId$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 11.8 Returns `vgpuPciId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   const s = (nvmlVgpuInstanceGetGpuPciId$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
   const vgpuPciId$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
   const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s.slot(0));
@@ -2901,7 +2901,7 @@ export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 11.8 Returns `licenseInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpuLicenseInfo_st {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseInfo', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseInfo', 'vgpuInstance', 'u32', vgpuInstance);
   const licenseInfo$ = new Uint8Array(24);
   const status = (nvmlVgpuInstanceGetLicenseInfo$c ??= binder.native('nvmlVgpuInstanceGetLicenseInfo'))(vgpuInstance, licenseInfo$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseInfo', status);
@@ -2912,7 +2912,7 @@ let nvmlVgpuInstanceGetLicenseStatus$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 11.8 Returns `licensed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetLicenseStatus$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetLicenseStatus$c ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseStatus', status);
@@ -2921,9 +2921,9 @@ export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 11.8 Returns `mdevUuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number): string {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMdevUUID', 'vgpuInstance', 'u32', vgpuInstance);
-  const mdevUuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetMdevUUID', 'mdevUuid', size)));
-  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetMdevUUID', 'size', 'u32', size);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMdevUUID', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetMdevUUID', 'size', 'u32', size);
+  const mdevUuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetMdevUUID', 'size', size)));
   const status = (nvmlVgpuInstanceGetMdevUUID$c ??= binder.native('nvmlVgpuInstanceGetMdevUUID'))(vgpuInstance, mdevUuid$, size);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMdevUUID', status);
   return textFrom(mdevUuid$);
@@ -2933,9 +2933,9 @@ let nvmlVgpuInstanceGetMetadata$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 11.8 Returns `vgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
   const s = (nvmlVgpuInstanceGetMetadata$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
   const vgpuMetadata$ = new Uint8Array(212);
-  if ((bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
+  if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
   s.u64[0] = 0n; s.u32[0] = bufferSize;
   const status = (nvmlVgpuInstanceGetMetadata$c ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMetadata', status);
@@ -2946,7 +2946,7 @@ let nvmlVgpuInstanceGetType$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 11.8 Returns `vgpuTypeId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetType$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
   s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetType$c ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetType', status);
@@ -2955,9 +2955,9 @@ export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 11.8 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): string {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetUUID', 'vgpuInstance', 'u32', vgpuInstance);
-  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetUUID', 'uuid', size)));
-  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetUUID', 'size', 'u32', size);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetUUID', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetUUID', 'size', 'u32', size);
+  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetUUID', 'size', size)));
   const status = (nvmlVgpuInstanceGetUUID$c ??= binder.native('nvmlVgpuInstanceGetUUID'))(vgpuInstance, uuid$, size);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetUUID', status);
   return textFrom(uuid$);
@@ -2965,9 +2965,9 @@ export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): str
 let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length: number): string {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'vgpuInstance', 'u32', vgpuInstance);
-  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmDriverVersion', 'version', length)));
-  if ((length >>> 0) !== length) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'length', 'u32', length);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'length', 'u32', length);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmDriverVersion', 'length', length)));
   const status = (nvmlVgpuInstanceGetVmDriverVersion$c ??= binder.native('nvmlVgpuInstanceGetVmDriverVersion'))(vgpuInstance, version$, length);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmDriverVersion', status);
   return textFrom(version$);
@@ -2977,10 +2977,10 @@ let nvmlVgpuInstanceGetVmID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 11.8 Returns `vmId`, `vmIdType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
   const s = (nvmlVgpuInstanceGetVmID$ ??= new Scratch(1));
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
-  const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'vmId', size)));
-  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
   s.u64[0] = 0n;
+  const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'size', size)));
   const status = (nvmlVgpuInstanceGetVmID$c ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmID', status);
   return { vmId: textFrom(vmId$), vmIdType: s.i32[0] as T.nvmlVgpuVmIdType_t };
@@ -2988,8 +2988,8 @@ export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { v
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): void {
-  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
-  if ((encoderCapacity >>> 0) !== encoderCapacity) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'encoderCapacity', 'u32', encoderCapacity);
+  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
+  if (typeof encoderCapacity !== 'number' || (encoderCapacity >>> 0) !== encoderCapacity) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'encoderCapacity', 'u32', encoderCapacity);
   const status = (nvmlVgpuInstanceSetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceSetEncoderCapacity'))(vgpuInstance, encoderCapacity);
   if (status !== 0) throw fail('nvmlVgpuInstanceSetEncoderCapacity', status);
 }
@@ -2998,8 +2998,8 @@ let nvmlVgpuTypeGetCapabilities$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 11.8 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
   const s = (nvmlVgpuTypeGetCapabilities$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
-  if ((capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetCapabilities$c ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetCapabilities', status);
@@ -3010,7 +3010,7 @@ let nvmlVgpuTypeGetClass$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 11.8 Returns `vgpuTypeClass`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetClass$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
   const vgpuTypeClass$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
   const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s.slot(0));
@@ -3022,7 +3022,7 @@ let nvmlVgpuTypeGetDeviceID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 11.8 Returns `deviceID`, `subsystemID`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
   const s = (nvmlVgpuTypeGetDeviceID$ ??= new Scratch(2));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = (nvmlVgpuTypeGetDeviceID$c ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, s.slot(0), s.slot(1));
@@ -3034,7 +3034,7 @@ let nvmlVgpuTypeGetFrameRateLimit$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 11.8 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetFrameRateLimit$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetFrameRateLimit$c ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetFrameRateLimit', status);
@@ -3045,7 +3045,7 @@ let nvmlVgpuTypeGetFramebufferSize$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 11.8 Returns `fbSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFramebufferSize$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetFramebufferSize$c ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetFramebufferSize', status);
@@ -3056,7 +3056,7 @@ let nvmlVgpuTypeGetGpuInstanceProfileId$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 11.8 Returns `gpuInstanceProfileId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetGpuInstanceProfileId$c ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetGpuInstanceProfileId', status);
@@ -3065,9 +3065,9 @@ export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number 
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 11.8 Returns `vgpuTypeLicenseString`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string {
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetLicense', 'vgpuTypeId', 'u32', vgpuTypeId);
-  const vgpuTypeLicenseString$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuTypeGetLicense', 'vgpuTypeLicenseString', size)));
-  if ((size >>> 0) !== size) throw intError('nvmlVgpuTypeGetLicense', 'size', 'u32', size);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetLicense', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuTypeGetLicense', 'size', 'u32', size);
+  const vgpuTypeLicenseString$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuTypeGetLicense', 'size', size)));
   const status = (nvmlVgpuTypeGetLicense$c ??= binder.native('nvmlVgpuTypeGetLicense'))(vgpuTypeId, vgpuTypeLicenseString$, size);
   if (status !== 0) throw fail('nvmlVgpuTypeGetLicense', status);
   return textFrom(vgpuTypeLicenseString$);
@@ -3078,7 +3078,7 @@ let nvmlVgpuTypeGetMaxInstances$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetMaxInstances$c ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstances', status);
@@ -3089,7 +3089,7 @@ let nvmlVgpuTypeGetMaxInstancesPerVm$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 11.8 Returns `vgpuInstanceCountPerVm`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetMaxInstancesPerVm$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerVm', status);
@@ -3100,7 +3100,7 @@ let nvmlVgpuTypeGetName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 11.8 Returns `vgpuTypeName`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetName$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
   const vgpuTypeName$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
   const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s.slot(0));
@@ -3112,7 +3112,7 @@ let nvmlVgpuTypeGetNumDisplayHeads$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 11.8 Returns `numDisplayHeads`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetNumDisplayHeads$ ??= new Scratch(1));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
   s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetNumDisplayHeads', status);
@@ -3123,8 +3123,8 @@ let nvmlVgpuTypeGetResolution$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 11.8 Returns `xdim`, `ydim`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {
   const s = (nvmlVgpuTypeGetResolution$ ??= new Scratch(2));
-  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
-  if ((displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
+  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if (typeof displayIndex !== 'number' || (displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = (nvmlVgpuTypeGetResolution$c ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, s.slot(0), s.slot(1));

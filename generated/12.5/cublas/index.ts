@@ -41,13 +41,13 @@ let cublasAsumEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasAsumEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasAsumEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasAsumEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasAsumEx', 'n', 'i32', n_);
   pointerArg('cublasAsumEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasAsumEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasAsumEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasAsumEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasAsumEx', 'incx', 'i32', incx);
   pointerArg('cublasAsumEx', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasAsumEx', 'resultType', 'i32', resultType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasAsumEx', 'executiontype', 'i32', executiontype);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasAsumEx', 'resultType', 'i32', resultType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasAsumEx', 'executiontype', 'i32', executiontype);
   const status = (cublasAsumEx$c ??= binder.native('cublasAsumEx'))(handle, n_, x, xType, incx, result_, resultType, executiontype);
   if (status !== 0) throw fail('cublasAsumEx', status);
 }
@@ -57,11 +57,11 @@ export function cublasAsumEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasAsumEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasAsumEx_64', 'n', n_, true);
   pointerArg('cublasAsumEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasAsumEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasAsumEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasAsumEx_64', 'incx', incx, true);
   pointerArg('cublasAsumEx_64', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasAsumEx_64', 'resultType', 'i32', resultType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasAsumEx_64', 'executiontype', 'i32', executiontype);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasAsumEx_64', 'resultType', 'i32', resultType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasAsumEx_64', 'executiontype', 'i32', executiontype);
   const status = (cublasAsumEx_64$c ??= binder.native('cublasAsumEx_64'))(handle, n_, x, xType, incx, result_, resultType, executiontype);
   if (status !== 0) throw fail('cublasAsumEx_64', status);
 }
@@ -69,16 +69,16 @@ let cublasAxpyEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasAxpyEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasAxpyEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasAxpyEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasAxpyEx', 'n', 'i32', n_);
   pointerArg('cublasAxpyEx', 'alpha', alpha, true);
-  if ((alphaType | 0) !== alphaType) throw intError('cublasAxpyEx', 'alphaType', 'i32', alphaType);
+  if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasAxpyEx', 'alphaType', 'i32', alphaType);
   pointerArg('cublasAxpyEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasAxpyEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasAxpyEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasAxpyEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasAxpyEx', 'incx', 'i32', incx);
   pointerArg('cublasAxpyEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasAxpyEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasAxpyEx', 'incy', 'i32', incy);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasAxpyEx', 'executiontype', 'i32', executiontype);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasAxpyEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasAxpyEx', 'incy', 'i32', incy);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasAxpyEx', 'executiontype', 'i32', executiontype);
   const status = (cublasAxpyEx$c ??= binder.native('cublasAxpyEx'))(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
   if (status !== 0) throw fail('cublasAxpyEx', status);
 }
@@ -88,14 +88,14 @@ export function cublasAxpyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, al
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasAxpyEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasAxpyEx_64', 'n', n_, true);
   pointerArg('cublasAxpyEx_64', 'alpha', alpha, true);
-  if ((alphaType | 0) !== alphaType) throw intError('cublasAxpyEx_64', 'alphaType', 'i32', alphaType);
+  if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasAxpyEx_64', 'alphaType', 'i32', alphaType);
   pointerArg('cublasAxpyEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasAxpyEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasAxpyEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasAxpyEx_64', 'incx', incx, true);
   pointerArg('cublasAxpyEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasAxpyEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasAxpyEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasAxpyEx_64', 'incy', incy, true);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasAxpyEx_64', 'executiontype', 'i32', executiontype);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasAxpyEx_64', 'executiontype', 'i32', executiontype);
   const status = (cublasAxpyEx_64$c ??= binder.native('cublasAxpyEx_64'))(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
   if (status !== 0) throw fail('cublasAxpyEx_64', status);
 }
@@ -103,12 +103,12 @@ let cublasCaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCaxpy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCaxpy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCaxpy', 'n', 'i32', n_);
   pointerArg('cublasCaxpy', 'alpha', alpha, true);
   pointerArg('cublasCaxpy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCaxpy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCaxpy', 'incx', 'i32', incx);
   pointerArg('cublasCaxpy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCaxpy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCaxpy', 'incy', 'i32', incy);
   const status = (cublasCaxpy$c ??= binder.native('cublasCaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCaxpy', status);
 }
@@ -129,11 +129,11 @@ let cublasCcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCcopy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCcopy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCcopy', 'n', 'i32', n_);
   pointerArg('cublasCcopy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCcopy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCcopy', 'incx', 'i32', incx);
   pointerArg('cublasCcopy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCcopy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCcopy', 'incy', 'i32', incy);
   const status = (cublasCcopy$c ??= binder.native('cublasCcopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCcopy', status);
 }
@@ -153,15 +153,15 @@ let cublasCdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
-  if ((m | 0) !== m) throw intError('cublasCdgmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCdgmm', 'n', 'i32', n_);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCdgmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdgmm', 'n', 'i32', n_);
   pointerArg('cublasCdgmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCdgmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCdgmm', 'lda', 'i32', lda);
   pointerArg('cublasCdgmm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCdgmm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCdgmm', 'incx', 'i32', incx);
   pointerArg('cublasCdgmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCdgmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCdgmm', 'ldc', 'i32', ldc);
   const status = (cublasCdgmm$c ??= binder.native('cublasCdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasCdgmm', status);
 }
@@ -169,7 +169,7 @@ let cublasCdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm_64', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasCdgmm_64', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdgmm_64', 'n', n_, true);
   pointerArg('cublasCdgmm_64', 'A', A, true);
@@ -185,11 +185,11 @@ let cublasCdotc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotc', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
   pointerArg('cublasCdotc', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCdotc', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCdotc', 'incx', 'i32', incx);
   pointerArg('cublasCdotc', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCdotc', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCdotc', 'incy', 'i32', incy);
   pointerArg('cublasCdotc', 'result', result_, true);
   const status = (cublasCdotc$c ??= binder.native('cublasCdotc'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotc', status);
@@ -211,11 +211,11 @@ let cublasCdotu$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotu', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
   pointerArg('cublasCdotu', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCdotu', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCdotu', 'incx', 'i32', incx);
   pointerArg('cublasCdotu', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCdotu', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCdotu', 'incy', 'i32', incy);
   pointerArg('cublasCdotu', 'result', result_, true);
   const status = (cublasCdotu$c ??= binder.native('cublasCdotu'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotu', status);
@@ -237,19 +237,19 @@ let cublasCgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgbmv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasCgbmv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgbmv', 'n', 'i32', n_);
-  if ((kl | 0) !== kl) throw intError('cublasCgbmv', 'kl', 'i32', kl);
-  if ((ku | 0) !== ku) throw intError('cublasCgbmv', 'ku', 'i32', ku);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgbmv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgbmv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgbmv', 'n', 'i32', n_);
+  if (typeof kl !== 'number' || (kl | 0) !== kl) throw intError('cublasCgbmv', 'kl', 'i32', kl);
+  if (typeof ku !== 'number' || (ku | 0) !== ku) throw intError('cublasCgbmv', 'ku', 'i32', ku);
   pointerArg('cublasCgbmv', 'alpha', alpha, true);
   pointerArg('cublasCgbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgbmv', 'lda', 'i32', lda);
   pointerArg('cublasCgbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgbmv', 'incx', 'i32', incx);
   pointerArg('cublasCgbmv', 'beta', beta, true);
   pointerArg('cublasCgbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgbmv', 'incy', 'i32', incy);
   const status = (cublasCgbmv$c ??= binder.native('cublasCgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgbmv', status);
 }
@@ -257,7 +257,7 @@ let cublasCgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'kl', kl, true);
@@ -277,18 +277,18 @@ let cublasCgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgeam', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgeam', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgeam', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgeam', 'n', 'i32', n_);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgeam', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgeam', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeam', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgeam', 'n', 'i32', n_);
   pointerArg('cublasCgeam', 'alpha', alpha, true);
   pointerArg('cublasCgeam', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgeam', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgeam', 'lda', 'i32', lda);
   pointerArg('cublasCgeam', 'beta', beta, true);
   pointerArg('cublasCgeam', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgeam', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasCgeam', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgeam', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgeam', 'ldc', 'i32', ldc);
   const status = (cublasCgeam$c ??= binder.native('cublasCgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCgeam', status);
 }
@@ -296,8 +296,8 @@ let cublasCgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgeam_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgeam_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgeam_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgeam_64', 'n', n_, true);
   pointerArg('cublasCgeam_64', 'alpha', alpha, true);
@@ -315,17 +315,17 @@ let cublasCgelsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgelsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgelsBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasCgelsBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgelsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasCgelsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgelsBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgelsBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgelsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasCgelsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasCgelsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgelsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgelsBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgelsBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgelsBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgelsBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasCgelsBatched', 'info', info, true);
   pointerArg('cublasCgelsBatched', 'devInfoArray', devInfoArray, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCgelsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCgelsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCgelsBatched$c ??= binder.native('cublasCgelsBatched'))(handle, trans, m, n_, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasCgelsBatched', status);
 }
@@ -333,19 +333,19 @@ let cublasCgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemm', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemm', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemm', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemm', 'k', 'i32', k);
   pointerArg('cublasCgemm', 'alpha', alpha, true);
   pointerArg('cublasCgemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemm', 'lda', 'i32', lda);
   pointerArg('cublasCgemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemm', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemm', 'beta', beta, true);
   pointerArg('cublasCgemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemm', 'ldc', 'i32', ldc);
   const status = (cublasCgemm$c ??= binder.native('cublasCgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm', status);
 }
@@ -353,19 +353,19 @@ let cublasCgemm3m$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3m', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3m', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3m', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemm3m', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemm3m', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemm3m', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3m', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3m', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemm3m', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemm3m', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemm3m', 'k', 'i32', k);
   pointerArg('cublasCgemm3m', 'alpha', alpha, true);
   pointerArg('cublasCgemm3m', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemm3m', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemm3m', 'lda', 'i32', lda);
   pointerArg('cublasCgemm3m', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemm3m', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemm3m', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemm3m', 'beta', beta, true);
   pointerArg('cublasCgemm3m', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemm3m', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemm3m', 'ldc', 'i32', ldc);
   const status = (cublasCgemm3m$c ??= binder.native('cublasCgemm3m'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm3m', status);
 }
@@ -373,20 +373,20 @@ let cublasCgemm3mBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemm3mBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemm3mBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemm3mBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemm3mBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemm3mBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemm3mBatched', 'k', 'i32', k);
   pointerArg('cublasCgemm3mBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemm3mBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemm3mBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemm3mBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemm3mBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemm3mBatched', 'beta', beta, true);
   pointerArg('cublasCgemm3mBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mBatched', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemm3mBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemm3mBatched', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemm3mBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemm3mBatched$c ??= binder.native('cublasCgemm3mBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mBatched', status);
 }
@@ -394,8 +394,8 @@ let cublasCgemm3mBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'k', k, true);
@@ -415,22 +415,22 @@ let cublasCgemm3mEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemm3mEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemm3mEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemm3mEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemm3mEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemm3mEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemm3mEx', 'k', 'i32', k);
   pointerArg('cublasCgemm3mEx', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCgemm3mEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCgemm3mEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCgemm3mEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemm3mEx', 'lda', 'i32', lda);
   pointerArg('cublasCgemm3mEx', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasCgemm3mEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasCgemm3mEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemm3mEx', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemm3mEx', 'beta', beta, true);
   pointerArg('cublasCgemm3mEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemm3mEx', 'ldc', 'i32', ldc);
   const status = (cublasCgemm3mEx$c ??= binder.native('cublasCgemm3mEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemm3mEx', status);
 }
@@ -438,21 +438,21 @@ let cublasCgemm3mEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'k', k, true);
   pointerArg('cublasCgemm3mEx_64', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCgemm3mEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCgemm3mEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'lda', lda, true);
   pointerArg('cublasCgemm3mEx_64', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasCgemm3mEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasCgemm3mEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'ldb', ldb, true);
   pointerArg('cublasCgemm3mEx_64', 'beta', beta, true);
   pointerArg('cublasCgemm3mEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'ldc', ldc, true);
   const status = (cublasCgemm3mEx_64$c ??= binder.native('cublasCgemm3mEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemm3mEx_64', status);
@@ -461,23 +461,23 @@ let cublasCgemm3mStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemm3mStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemm3mStridedBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemm3mStridedBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemm3mStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemm3mStridedBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemm3mStridedBatched', 'k', 'i32', k);
   pointerArg('cublasCgemm3mStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemm3mStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemm3mStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasCgemm3mStridedBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mStridedBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemm3mStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideB', strideB, true);
   pointerArg('cublasCgemm3mStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemm3mStridedBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mStridedBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemm3mStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemm3mStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemm3mStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemm3mStridedBatched$c ??= binder.native('cublasCgemm3mStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mStridedBatched', status);
 }
@@ -485,8 +485,8 @@ let cublasCgemm3mStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'k', k, true);
@@ -509,8 +509,8 @@ let cublasCgemm3m_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3m_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm3m_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm3m_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm3m_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm3m_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3m_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3m_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3m_64', 'k', k, true);
@@ -529,20 +529,20 @@ let cublasCgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemmBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemmBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemmBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemmBatched', 'k', 'i32', k);
   pointerArg('cublasCgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemmBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemmBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemmBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemmBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemmBatched', 'beta', beta, true);
   pointerArg('cublasCgemmBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemmBatched', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemmBatched', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemmBatched$c ??= binder.native('cublasCgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemmBatched', status);
 }
@@ -550,8 +550,8 @@ let cublasCgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'k', k, true);
@@ -571,22 +571,22 @@ let cublasCgemmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemmEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemmEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemmEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemmEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemmEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemmEx', 'k', 'i32', k);
   pointerArg('cublasCgemmEx', 'alpha', alpha, true);
   pointerArg('cublasCgemmEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCgemmEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCgemmEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCgemmEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemmEx', 'lda', 'i32', lda);
   pointerArg('cublasCgemmEx', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasCgemmEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemmEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasCgemmEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemmEx', 'ldb', 'i32', ldb);
   pointerArg('cublasCgemmEx', 'beta', beta, true);
   pointerArg('cublasCgemmEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCgemmEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemmEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCgemmEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemmEx', 'ldc', 'i32', ldc);
   const status = (cublasCgemmEx$c ??= binder.native('cublasCgemmEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemmEx', status);
 }
@@ -594,21 +594,21 @@ let cublasCgemmEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmEx_64', 'k', k, true);
   pointerArg('cublasCgemmEx_64', 'alpha', alpha, true);
   pointerArg('cublasCgemmEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCgemmEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCgemmEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemmEx_64', 'lda', lda, true);
   pointerArg('cublasCgemmEx_64', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasCgemmEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasCgemmEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemmEx_64', 'ldb', ldb, true);
   pointerArg('cublasCgemmEx_64', 'beta', beta, true);
   pointerArg('cublasCgemmEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCgemmEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCgemmEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemmEx_64', 'ldc', ldc, true);
   const status = (cublasCgemmEx_64$c ??= binder.native('cublasCgemmEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemmEx_64', status);
@@ -617,23 +617,23 @@ let cublasCgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmStridedBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmStridedBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasCgemmStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemmStridedBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCgemmStridedBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmStridedBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmStridedBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemmStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemmStridedBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCgemmStridedBatched', 'k', 'i32', k);
   pointerArg('cublasCgemmStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemmStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemmStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasCgemmStridedBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgemmStridedBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideB', strideB, true);
   pointerArg('cublasCgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemmStridedBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgemmStridedBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemmStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemmStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemmStridedBatched$c ??= binder.native('cublasCgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemmStridedBatched', status);
 }
@@ -641,8 +641,8 @@ let cublasCgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemmStridedBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemmStridedBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmStridedBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'k', k, true);
@@ -665,8 +665,8 @@ let cublasCgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasCgemm_v2_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasCgemm_v2_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm_v2_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasCgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'k', k, true);
@@ -685,17 +685,17 @@ let cublasCgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasCgemv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemv', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemv', 'n', 'i32', n_);
   pointerArg('cublasCgemv', 'alpha', alpha, true);
   pointerArg('cublasCgemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemv', 'lda', 'i32', lda);
   pointerArg('cublasCgemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgemv', 'incx', 'i32', incx);
   pointerArg('cublasCgemv', 'beta', beta, true);
   pointerArg('cublasCgemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgemv', 'incy', 'i32', incy);
   const status = (cublasCgemv$c ??= binder.native('cublasCgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgemv', status);
 }
@@ -703,18 +703,18 @@ let cublasCgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *xarray, int incx, const cuComplex *beta, cuComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemvBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasCgemvBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemvBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemvBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemvBatched', 'n', 'i32', n_);
   pointerArg('cublasCgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemvBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemvBatched', 'xarray', xarray, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgemvBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgemvBatched', 'incx', 'i32', incx);
   pointerArg('cublasCgemvBatched', 'beta', beta, true);
   pointerArg('cublasCgemvBatched', 'yarray', yarray, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgemvBatched', 'incy', 'i32', incy);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemvBatched', 'batchCount', 'i32', batchCount);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgemvBatched', 'incy', 'i32', incy);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemvBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemvBatched$c ??= binder.native('cublasCgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasCgemvBatched', status);
 }
@@ -722,7 +722,7 @@ let cublasCgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *xarray, int64_t incx, const cuComplex *beta, cuComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemvBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'n', n_, true);
   pointerArg('cublasCgemvBatched_64', 'alpha', alpha, true);
@@ -741,21 +741,21 @@ let cublasCgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemvStridedBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasCgemvStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgemvStridedBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvStridedBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemvStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemvStridedBatched', 'n', 'i32', n_);
   pointerArg('cublasCgemvStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemvStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgemvStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasCgemvStridedBatched', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgemvStridedBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridex', stridex, true);
   pointerArg('cublasCgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemvStridedBatched', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgemvStridedBatched', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridey', stridey, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCgemvStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemvStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCgemvStridedBatched$c ??= binder.native('cublasCgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasCgemvStridedBatched', status);
 }
@@ -763,7 +763,7 @@ let cublasCgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemvStridedBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'n', n_, true);
   pointerArg('cublasCgemvStridedBatched_64', 'alpha', alpha, true);
@@ -785,7 +785,7 @@ let cublasCgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgemv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'n', n_, true);
   pointerArg('cublasCgemv_v2_64', 'alpha', alpha, true);
@@ -803,13 +803,13 @@ let cublasCgeqrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeqrfBatched', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasCgeqrfBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgeqrfBatched', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeqrfBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgeqrfBatched', 'n', 'i32', n_);
   pointerArg('cublasCgeqrfBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgeqrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgeqrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgeqrfBatched', 'TauArray', TauArray, true);
   pointerArg('cublasCgeqrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCgeqrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCgeqrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCgeqrfBatched$c ??= binder.native('cublasCgeqrfBatched'))(handle, m, n_, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasCgeqrfBatched', status);
 }
@@ -817,15 +817,15 @@ let cublasCgerc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgerc', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasCgerc', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgerc', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgerc', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgerc', 'n', 'i32', n_);
   pointerArg('cublasCgerc', 'alpha', alpha, true);
   pointerArg('cublasCgerc', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgerc', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgerc', 'incx', 'i32', incx);
   pointerArg('cublasCgerc', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgerc', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgerc', 'incy', 'i32', incy);
   pointerArg('cublasCgerc', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgerc', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgerc', 'lda', 'i32', lda);
   const status = (cublasCgerc$c ??= binder.native('cublasCgerc'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgerc', status);
 }
@@ -849,15 +849,15 @@ let cublasCgeru$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasCgeru', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCgeru', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeru', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgeru', 'n', 'i32', n_);
   pointerArg('cublasCgeru', 'alpha', alpha, true);
   pointerArg('cublasCgeru', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCgeru', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgeru', 'incx', 'i32', incx);
   pointerArg('cublasCgeru', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCgeru', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgeru', 'incy', 'i32', incy);
   pointerArg('cublasCgeru', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgeru', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgeru', 'lda', 'i32', lda);
   const status = (cublasCgeru$c ??= binder.native('cublasCgeru'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgeru', status);
 }
@@ -881,12 +881,12 @@ let cublasCgetrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetrfBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCgetrfBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetrfBatched', 'n', 'i32', n_);
   pointerArg('cublasCgetrfBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgetrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgetrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgetrfBatched', 'P', P, true);
   pointerArg('cublasCgetrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCgetrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCgetrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCgetrfBatched$c ??= binder.native('cublasCgetrfBatched'))(handle, n_, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasCgetrfBatched', status);
 }
@@ -894,14 +894,14 @@ let cublasCgetriBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetriBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCgetriBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetriBatched', 'n', 'i32', n_);
   pointerArg('cublasCgetriBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgetriBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgetriBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgetriBatched', 'P', P, true);
   pointerArg('cublasCgetriBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCgetriBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCgetriBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasCgetriBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCgetriBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCgetriBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCgetriBatched$c ??= binder.native('cublasCgetriBatched'))(handle, n_, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasCgetriBatched', status);
 }
@@ -909,16 +909,16 @@ let cublasCgetrsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetrsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasCgetrsBatched', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCgetrsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasCgetrsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgetrsBatched', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetrsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasCgetrsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasCgetrsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasCgetrsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgetrsBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgetrsBatched', 'devIpiv', devIpiv, true);
   pointerArg('cublasCgetrsBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCgetrsBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCgetrsBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasCgetrsBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCgetrsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCgetrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCgetrsBatched$c ??= binder.native('cublasCgetrsBatched'))(handle, trans, n_, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasCgetrsBatched', status);
 }
@@ -926,17 +926,17 @@ let cublasChbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChbmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasChbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasChbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChbmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasChbmv', 'k', 'i32', k);
   pointerArg('cublasChbmv', 'alpha', alpha, true);
   pointerArg('cublasChbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasChbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasChbmv', 'lda', 'i32', lda);
   pointerArg('cublasChbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasChbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasChbmv', 'incx', 'i32', incx);
   pointerArg('cublasChbmv', 'beta', beta, true);
   pointerArg('cublasChbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasChbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasChbmv', 'incy', 'i32', incy);
   const status = (cublasChbmv$c ??= binder.native('cublasChbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChbmv', status);
 }
@@ -944,7 +944,7 @@ let cublasChbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'k', k, true);
   pointerArg('cublasChbmv_v2_64', 'alpha', alpha, true);
@@ -962,18 +962,18 @@ let cublasChemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasChemm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasChemm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasChemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasChemm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasChemm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasChemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChemm', 'n', 'i32', n_);
   pointerArg('cublasChemm', 'alpha', alpha, true);
   pointerArg('cublasChemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasChemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasChemm', 'lda', 'i32', lda);
   pointerArg('cublasChemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasChemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasChemm', 'ldb', 'i32', ldb);
   pointerArg('cublasChemm', 'beta', beta, true);
   pointerArg('cublasChemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasChemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasChemm', 'ldc', 'i32', ldc);
   const status = (cublasChemm$c ??= binder.native('cublasChemm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasChemm', status);
 }
@@ -981,8 +981,8 @@ let cublasChemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasChemm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasChemm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasChemm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasChemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChemm_v2_64', 'n', n_, true);
   pointerArg('cublasChemm_v2_64', 'alpha', alpha, true);
@@ -1000,16 +1000,16 @@ let cublasChemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChemv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasChemv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChemv', 'n', 'i32', n_);
   pointerArg('cublasChemv', 'alpha', alpha, true);
   pointerArg('cublasChemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasChemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasChemv', 'lda', 'i32', lda);
   pointerArg('cublasChemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasChemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasChemv', 'incx', 'i32', incx);
   pointerArg('cublasChemv', 'beta', beta, true);
   pointerArg('cublasChemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasChemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasChemv', 'incy', 'i32', incy);
   const status = (cublasChemv$c ??= binder.native('cublasChemv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChemv', status);
 }
@@ -1017,7 +1017,7 @@ let cublasChemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChemv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChemv_v2_64', 'n', n_, true);
   pointerArg('cublasChemv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasChemv_v2_64', 'A', A, true);
@@ -1034,13 +1034,13 @@ let cublasCher$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCher', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher', 'n', 'i32', n_);
   pointerArg('cublasCher', 'alpha', alpha, true);
   pointerArg('cublasCher', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCher', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCher', 'incx', 'i32', incx);
   pointerArg('cublasCher', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCher', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCher', 'lda', 'i32', lda);
   const status = (cublasCher$c ??= binder.native('cublasCher'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCher', status);
 }
@@ -1048,15 +1048,15 @@ let cublasCher2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCher2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher2', 'n', 'i32', n_);
   pointerArg('cublasCher2', 'alpha', alpha, true);
   pointerArg('cublasCher2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCher2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCher2', 'incx', 'i32', incx);
   pointerArg('cublasCher2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCher2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCher2', 'incy', 'i32', incy);
   pointerArg('cublasCher2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCher2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCher2', 'lda', 'i32', lda);
   const status = (cublasCher2$c ??= binder.native('cublasCher2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCher2', status);
 }
@@ -1064,7 +1064,7 @@ let cublasCher2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2_v2_64', 'n', n_, true);
   pointerArg('cublasCher2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCher2_v2_64', 'x', x, true);
@@ -1080,18 +1080,18 @@ let cublasCher2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCher2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCher2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCher2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCher2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCher2k', 'k', 'i32', k);
   pointerArg('cublasCher2k', 'alpha', alpha, true);
   pointerArg('cublasCher2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCher2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCher2k', 'lda', 'i32', lda);
   pointerArg('cublasCher2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCher2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCher2k', 'ldb', 'i32', ldb);
   pointerArg('cublasCher2k', 'beta', beta, true);
   pointerArg('cublasCher2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCher2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCher2k', 'ldc', 'i32', ldc);
   const status = (cublasCher2k$c ??= binder.native('cublasCher2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCher2k', status);
 }
@@ -1099,8 +1099,8 @@ let cublasCher2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCher2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCher2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'k', k, true);
   pointerArg('cublasCher2k_v2_64', 'alpha', alpha, true);
@@ -1118,7 +1118,7 @@ let cublasCher_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCher_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher_v2_64', 'n', n_, true);
   pointerArg('cublasCher_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCher_v2_64', 'x', x, true);
@@ -1132,16 +1132,16 @@ let cublasCherk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCherk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCherk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCherk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCherk', 'k', 'i32', k);
   pointerArg('cublasCherk', 'alpha', alpha, true);
   pointerArg('cublasCherk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCherk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCherk', 'lda', 'i32', lda);
   pointerArg('cublasCherk', 'beta', beta, true);
   pointerArg('cublasCherk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCherk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCherk', 'ldc', 'i32', ldc);
   const status = (cublasCherk$c ??= binder.native('cublasCherk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherk', status);
 }
@@ -1149,18 +1149,18 @@ let cublasCherk3mEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk3mEx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherk3mEx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherk3mEx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCherk3mEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCherk3mEx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherk3mEx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherk3mEx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCherk3mEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCherk3mEx', 'k', 'i32', k);
   pointerArg('cublasCherk3mEx', 'alpha', alpha, true);
   pointerArg('cublasCherk3mEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCherk3mEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCherk3mEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCherk3mEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCherk3mEx', 'lda', 'i32', lda);
   pointerArg('cublasCherk3mEx', 'beta', beta, true);
   pointerArg('cublasCherk3mEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCherk3mEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCherk3mEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCherk3mEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCherk3mEx', 'ldc', 'i32', ldc);
   const status = (cublasCherk3mEx$c ??= binder.native('cublasCherk3mEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCherk3mEx', status);
 }
@@ -1168,17 +1168,17 @@ let cublasCherk3mEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherk3mEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk3mEx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherk3mEx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherk3mEx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherk3mEx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherk3mEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherk3mEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherk3mEx_64', 'k', k, true);
   pointerArg('cublasCherk3mEx_64', 'alpha', alpha, true);
   pointerArg('cublasCherk3mEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCherk3mEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCherk3mEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCherk3mEx_64', 'lda', lda, true);
   pointerArg('cublasCherk3mEx_64', 'beta', beta, true);
   pointerArg('cublasCherk3mEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCherk3mEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCherk3mEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCherk3mEx_64', 'ldc', ldc, true);
   const status = (cublasCherk3mEx_64$c ??= binder.native('cublasCherk3mEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCherk3mEx_64', status);
@@ -1187,18 +1187,18 @@ let cublasCherkEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkEx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherkEx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherkEx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCherkEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCherkEx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherkEx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherkEx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCherkEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCherkEx', 'k', 'i32', k);
   pointerArg('cublasCherkEx', 'alpha', alpha, true);
   pointerArg('cublasCherkEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCherkEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCherkEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCherkEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCherkEx', 'lda', 'i32', lda);
   pointerArg('cublasCherkEx', 'beta', beta, true);
   pointerArg('cublasCherkEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCherkEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCherkEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCherkEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCherkEx', 'ldc', 'i32', ldc);
   const status = (cublasCherkEx$c ??= binder.native('cublasCherkEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCherkEx', status);
 }
@@ -1206,17 +1206,17 @@ let cublasCherkEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkEx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherkEx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherkEx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherkEx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherkEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherkEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherkEx_64', 'k', k, true);
   pointerArg('cublasCherkEx_64', 'alpha', alpha, true);
   pointerArg('cublasCherkEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCherkEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCherkEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCherkEx_64', 'lda', lda, true);
   pointerArg('cublasCherkEx_64', 'beta', beta, true);
   pointerArg('cublasCherkEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCherkEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCherkEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCherkEx_64', 'ldc', ldc, true);
   const status = (cublasCherkEx_64$c ??= binder.native('cublasCherkEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCherkEx_64', status);
@@ -1225,8 +1225,8 @@ let cublasCherk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherk_v2_64', 'k', k, true);
   pointerArg('cublasCherk_v2_64', 'alpha', alpha, true);
@@ -1242,18 +1242,18 @@ let cublasCherkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCherkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCherkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCherkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCherkx', 'k', 'i32', k);
   pointerArg('cublasCherkx', 'alpha', alpha, true);
   pointerArg('cublasCherkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCherkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCherkx', 'lda', 'i32', lda);
   pointerArg('cublasCherkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCherkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCherkx', 'ldb', 'i32', ldb);
   pointerArg('cublasCherkx', 'beta', beta, true);
   pointerArg('cublasCherkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCherkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCherkx', 'ldc', 'i32', ldc);
   const status = (cublasCherkx$c ??= binder.native('cublasCherkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherkx', status);
 }
@@ -1261,8 +1261,8 @@ let cublasCherkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCherkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCherkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCherkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCherkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherkx_64', 'k', k, true);
   pointerArg('cublasCherkx_64', 'alpha', alpha, true);
@@ -1280,15 +1280,15 @@ let cublasChpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasChpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChpmv', 'n', 'i32', n_);
   pointerArg('cublasChpmv', 'alpha', alpha, true);
   pointerArg('cublasChpmv', 'AP', AP, true);
   pointerArg('cublasChpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasChpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasChpmv', 'incx', 'i32', incx);
   pointerArg('cublasChpmv', 'beta', beta, true);
   pointerArg('cublasChpmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasChpmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasChpmv', 'incy', 'i32', incy);
   const status = (cublasChpmv$c ??= binder.native('cublasChpmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChpmv', status);
 }
@@ -1296,7 +1296,7 @@ let cublasChpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpmv_v2_64', 'n', n_, true);
   pointerArg('cublasChpmv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasChpmv_v2_64', 'AP', AP, true);
@@ -1312,11 +1312,11 @@ let cublasChpr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasChpr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChpr', 'n', 'i32', n_);
   pointerArg('cublasChpr', 'alpha', alpha, true);
   pointerArg('cublasChpr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasChpr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasChpr', 'incx', 'i32', incx);
   pointerArg('cublasChpr', 'AP', AP, true);
   const status = (cublasChpr$c ??= binder.native('cublasChpr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasChpr', status);
@@ -1325,13 +1325,13 @@ let cublasChpr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasChpr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChpr2', 'n', 'i32', n_);
   pointerArg('cublasChpr2', 'alpha', alpha, true);
   pointerArg('cublasChpr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasChpr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasChpr2', 'incx', 'i32', incx);
   pointerArg('cublasChpr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasChpr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasChpr2', 'incy', 'i32', incy);
   pointerArg('cublasChpr2', 'AP', AP, true);
   const status = (cublasChpr2$c ??= binder.native('cublasChpr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasChpr2', status);
@@ -1340,7 +1340,7 @@ let cublasChpr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpr2_v2_64', 'n', n_, true);
   pointerArg('cublasChpr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasChpr2_v2_64', 'x', x, true);
@@ -1355,7 +1355,7 @@ let cublasChpr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasChpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasChpr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChpr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpr_v2_64', 'n', n_, true);
   pointerArg('cublasChpr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasChpr_v2_64', 'x', x, true);
@@ -1368,13 +1368,13 @@ let cublasCmatinvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCmatinvBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCmatinvBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCmatinvBatched', 'n', 'i32', n_);
   pointerArg('cublasCmatinvBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCmatinvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCmatinvBatched', 'lda', 'i32', lda);
   pointerArg('cublasCmatinvBatched', 'Ainv', Ainv, true);
-  if ((lda_inv | 0) !== lda_inv) throw intError('cublasCmatinvBatched', 'lda_inv', 'i32', lda_inv);
+  if (typeof lda_inv !== 'number' || (lda_inv | 0) !== lda_inv) throw intError('cublasCmatinvBatched', 'lda_inv', 'i32', lda_inv);
   pointerArg('cublasCmatinvBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasCmatinvBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasCmatinvBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasCmatinvBatched$c ??= binder.native('cublasCmatinvBatched'))(handle, n_, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasCmatinvBatched', status);
 }
@@ -1382,13 +1382,13 @@ let cublasCopyEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCopyEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCopyEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCopyEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCopyEx', 'n', 'i32', n_);
   pointerArg('cublasCopyEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasCopyEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasCopyEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasCopyEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCopyEx', 'incx', 'i32', incx);
   pointerArg('cublasCopyEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasCopyEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasCopyEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasCopyEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCopyEx', 'incy', 'i32', incy);
   const status = (cublasCopyEx$c ??= binder.native('cublasCopyEx'))(handle, n_, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasCopyEx', status);
 }
@@ -1398,10 +1398,10 @@ export function cublasCopyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCopyEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCopyEx_64', 'n', n_, true);
   pointerArg('cublasCopyEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasCopyEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasCopyEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCopyEx_64', 'incx', incx, true);
   pointerArg('cublasCopyEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasCopyEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasCopyEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCopyEx_64', 'incy', incy, true);
   const status = (cublasCopyEx_64$c ??= binder.native('cublasCopyEx_64'))(handle, n_, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasCopyEx_64', status);
@@ -1420,11 +1420,11 @@ let cublasCrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
   pointerArg('cublasCrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCrot', 'incx', 'i32', incx);
   pointerArg('cublasCrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCrot', 'incy', 'i32', incy);
   pointerArg('cublasCrot', 'c', c, true);
   pointerArg('cublasCrot', 's', s_, true);
   const status = (cublasCrot$c ??= binder.native('cublasCrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -1459,10 +1459,10 @@ let cublasCscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
   pointerArg('cublasCscal', 'alpha', alpha, true);
   pointerArg('cublasCscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCscal', 'incx', 'i32', incx);
   const status = (cublasCscal$c ??= binder.native('cublasCscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasCscal', status);
 }
@@ -1481,11 +1481,11 @@ let cublasCsrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
   pointerArg('cublasCsrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCsrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsrot', 'incx', 'i32', incx);
   pointerArg('cublasCsrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCsrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsrot', 'incy', 'i32', incy);
   pointerArg('cublasCsrot', 'c', c, true);
   pointerArg('cublasCsrot', 's', s_, true);
   const status = (cublasCsrot$c ??= binder.native('cublasCsrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -1509,10 +1509,10 @@ let cublasCsscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCsscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsscal', 'n', 'i32', n_);
   pointerArg('cublasCsscal', 'alpha', alpha, true);
   pointerArg('cublasCsscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCsscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsscal', 'incx', 'i32', incx);
   const status = (cublasCsscal$c ??= binder.native('cublasCsscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasCsscal', status);
 }
@@ -1531,11 +1531,11 @@ let cublasCswap$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCswap(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCswap', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasCswap', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCswap', 'n', 'i32', n_);
   pointerArg('cublasCswap', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCswap', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCswap', 'incx', 'i32', incx);
   pointerArg('cublasCswap', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCswap', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCswap', 'incy', 'i32', incy);
   const status = (cublasCswap$c ??= binder.native('cublasCswap'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCswap', status);
 }
@@ -1555,18 +1555,18 @@ let cublasCsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCsymm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCsymm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasCsymm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCsymm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCsymm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCsymm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsymm', 'n', 'i32', n_);
   pointerArg('cublasCsymm', 'alpha', alpha, true);
   pointerArg('cublasCsymm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsymm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsymm', 'lda', 'i32', lda);
   pointerArg('cublasCsymm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCsymm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCsymm', 'ldb', 'i32', ldb);
   pointerArg('cublasCsymm', 'beta', beta, true);
   pointerArg('cublasCsymm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsymm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsymm', 'ldc', 'i32', ldc);
   const status = (cublasCsymm$c ??= binder.native('cublasCsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsymm', status);
 }
@@ -1574,8 +1574,8 @@ let cublasCsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCsymm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCsymm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCsymm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'n', n_, true);
   pointerArg('cublasCsymm_v2_64', 'alpha', alpha, true);
@@ -1593,16 +1593,16 @@ let cublasCsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsymv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCsymv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsymv', 'n', 'i32', n_);
   pointerArg('cublasCsymv', 'alpha', alpha, true);
   pointerArg('cublasCsymv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsymv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsymv', 'lda', 'i32', lda);
   pointerArg('cublasCsymv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCsymv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsymv', 'incx', 'i32', incx);
   pointerArg('cublasCsymv', 'beta', beta, true);
   pointerArg('cublasCsymv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCsymv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsymv', 'incy', 'i32', incy);
   const status = (cublasCsymv$c ??= binder.native('cublasCsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCsymv', status);
 }
@@ -1610,7 +1610,7 @@ let cublasCsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsymv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsymv_v2_64', 'n', n_, true);
   pointerArg('cublasCsymv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCsymv_v2_64', 'A', A, true);
@@ -1627,13 +1627,13 @@ let cublasCsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr', 'n', 'i32', n_);
   pointerArg('cublasCsyr', 'alpha', alpha, true);
   pointerArg('cublasCsyr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCsyr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsyr', 'incx', 'i32', incx);
   pointerArg('cublasCsyr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsyr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyr', 'lda', 'i32', lda);
   const status = (cublasCsyr$c ??= binder.native('cublasCsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCsyr', status);
 }
@@ -1641,15 +1641,15 @@ let cublasCsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr2', 'n', 'i32', n_);
   pointerArg('cublasCsyr2', 'alpha', alpha, true);
   pointerArg('cublasCsyr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCsyr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsyr2', 'incx', 'i32', incx);
   pointerArg('cublasCsyr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasCsyr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsyr2', 'incy', 'i32', incy);
   pointerArg('cublasCsyr2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsyr2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyr2', 'lda', 'i32', lda);
   const status = (cublasCsyr2$c ??= binder.native('cublasCsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCsyr2', status);
 }
@@ -1657,7 +1657,7 @@ let cublasCsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr2_v2_64', 'n', n_, true);
   pointerArg('cublasCsyr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCsyr2_v2_64', 'x', x, true);
@@ -1673,18 +1673,18 @@ let cublasCsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyr2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyr2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCsyr2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyr2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCsyr2k', 'k', 'i32', k);
   pointerArg('cublasCsyr2k', 'alpha', alpha, true);
   pointerArg('cublasCsyr2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsyr2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyr2k', 'lda', 'i32', lda);
   pointerArg('cublasCsyr2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCsyr2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCsyr2k', 'ldb', 'i32', ldb);
   pointerArg('cublasCsyr2k', 'beta', beta, true);
   pointerArg('cublasCsyr2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsyr2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsyr2k', 'ldc', 'i32', ldc);
   const status = (cublasCsyr2k$c ??= binder.native('cublasCsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyr2k', status);
 }
@@ -1692,8 +1692,8 @@ let cublasCsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyr2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'k', k, true);
   pointerArg('cublasCsyr2k_v2_64', 'alpha', alpha, true);
@@ -1711,7 +1711,7 @@ let cublasCsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr_v2_64', 'n', n_, true);
   pointerArg('cublasCsyr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCsyr_v2_64', 'x', x, true);
@@ -1725,16 +1725,16 @@ let cublasCsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyrk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCsyrk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCsyrk', 'k', 'i32', k);
   pointerArg('cublasCsyrk', 'alpha', alpha, true);
   pointerArg('cublasCsyrk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsyrk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyrk', 'lda', 'i32', lda);
   pointerArg('cublasCsyrk', 'beta', beta, true);
   pointerArg('cublasCsyrk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsyrk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsyrk', 'ldc', 'i32', ldc);
   const status = (cublasCsyrk$c ??= binder.native('cublasCsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrk', status);
 }
@@ -1742,18 +1742,18 @@ let cublasCsyrk3mEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk3mEx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrk3mEx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyrk3mEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCsyrk3mEx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk3mEx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrk3mEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCsyrk3mEx', 'k', 'i32', k);
   pointerArg('cublasCsyrk3mEx', 'alpha', alpha, true);
   pointerArg('cublasCsyrk3mEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCsyrk3mEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyrk3mEx', 'lda', 'i32', lda);
   pointerArg('cublasCsyrk3mEx', 'beta', beta, true);
   pointerArg('cublasCsyrk3mEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsyrk3mEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsyrk3mEx', 'ldc', 'i32', ldc);
   const status = (cublasCsyrk3mEx$c ??= binder.native('cublasCsyrk3mEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrk3mEx', status);
 }
@@ -1761,17 +1761,17 @@ let cublasCsyrk3mEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrk3mEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk3mEx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrk3mEx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk3mEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'k', k, true);
   pointerArg('cublasCsyrk3mEx_64', 'alpha', alpha, true);
   pointerArg('cublasCsyrk3mEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'lda', lda, true);
   pointerArg('cublasCsyrk3mEx_64', 'beta', beta, true);
   pointerArg('cublasCsyrk3mEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'ldc', ldc, true);
   const status = (cublasCsyrk3mEx_64$c ??= binder.native('cublasCsyrk3mEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrk3mEx_64', status);
@@ -1780,18 +1780,18 @@ let cublasCsyrkEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrkEx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrkEx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyrkEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCsyrkEx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkEx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkEx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrkEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCsyrkEx', 'k', 'i32', k);
   pointerArg('cublasCsyrkEx', 'alpha', alpha, true);
   pointerArg('cublasCsyrkEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCsyrkEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasCsyrkEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCsyrkEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyrkEx', 'lda', 'i32', lda);
   pointerArg('cublasCsyrkEx', 'beta', beta, true);
   pointerArg('cublasCsyrkEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsyrkEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsyrkEx', 'ldc', 'i32', ldc);
   const status = (cublasCsyrkEx$c ??= binder.native('cublasCsyrkEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrkEx', status);
 }
@@ -1799,17 +1799,17 @@ let cublasCsyrkEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrkEx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrkEx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkEx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'k', k, true);
   pointerArg('cublasCsyrkEx_64', 'alpha', alpha, true);
   pointerArg('cublasCsyrkEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasCsyrkEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasCsyrkEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'lda', lda, true);
   pointerArg('cublasCsyrkEx_64', 'beta', beta, true);
   pointerArg('cublasCsyrkEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'ldc', ldc, true);
   const status = (cublasCsyrkEx_64$c ??= binder.native('cublasCsyrkEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrkEx_64', status);
@@ -1818,8 +1818,8 @@ let cublasCsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'k', k, true);
   pointerArg('cublasCsyrk_v2_64', 'alpha', alpha, true);
@@ -1835,18 +1835,18 @@ let cublasCsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasCsyrkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCsyrkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCsyrkx', 'k', 'i32', k);
   pointerArg('cublasCsyrkx', 'alpha', alpha, true);
   pointerArg('cublasCsyrkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCsyrkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsyrkx', 'lda', 'i32', lda);
   pointerArg('cublasCsyrkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCsyrkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCsyrkx', 'ldb', 'i32', ldb);
   pointerArg('cublasCsyrkx', 'beta', beta, true);
   pointerArg('cublasCsyrkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCsyrkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsyrkx', 'ldc', 'i32', ldc);
   const status = (cublasCsyrkx$c ??= binder.native('cublasCsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrkx', status);
 }
@@ -1854,8 +1854,8 @@ let cublasCsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCsyrkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCsyrkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrkx_64', 'k', k, true);
   pointerArg('cublasCsyrkx_64', 'alpha', alpha, true);
@@ -1873,15 +1873,15 @@ let cublasCtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtbmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtbmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCtbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtbmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtbmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCtbmv', 'k', 'i32', k);
   pointerArg('cublasCtbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtbmv', 'lda', 'i32', lda);
   pointerArg('cublasCtbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtbmv', 'incx', 'i32', incx);
   const status = (cublasCtbmv$c ??= binder.native('cublasCtbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbmv', status);
 }
@@ -1889,9 +1889,9 @@ let cublasCtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtbmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtbmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtbmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'k', k, true);
   pointerArg('cublasCtbmv_v2_64', 'A', A, true);
@@ -1905,15 +1905,15 @@ let cublasCtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtbsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtbsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtbsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtbsv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasCtbsv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtbsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtbsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtbsv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasCtbsv', 'k', 'i32', k);
   pointerArg('cublasCtbsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtbsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtbsv', 'lda', 'i32', lda);
   pointerArg('cublasCtbsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtbsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtbsv', 'incx', 'i32', incx);
   const status = (cublasCtbsv$c ??= binder.native('cublasCtbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbsv', status);
 }
@@ -1921,9 +1921,9 @@ let cublasCtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtbsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtbsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtbsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtbsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'k', k, true);
   pointerArg('cublasCtbsv_v2_64', 'A', A, true);
@@ -1937,13 +1937,13 @@ let cublasCtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtpmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtpmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtpmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtpmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtpmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtpmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtpmv', 'n', 'i32', n_);
   pointerArg('cublasCtpmv', 'AP', AP, true);
   pointerArg('cublasCtpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtpmv', 'incx', 'i32', incx);
   const status = (cublasCtpmv$c ??= binder.native('cublasCtpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpmv', status);
 }
@@ -1951,9 +1951,9 @@ let cublasCtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtpmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtpmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtpmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtpmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtpmv_v2_64', 'n', n_, true);
   pointerArg('cublasCtpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasCtpmv_v2_64', 'x', x, true);
@@ -1965,13 +1965,13 @@ let cublasCtpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtpsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtpsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtpsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtpsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtpsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtpsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtpsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtpsv', 'n', 'i32', n_);
   pointerArg('cublasCtpsv', 'AP', AP, true);
   pointerArg('cublasCtpsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtpsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtpsv', 'incx', 'i32', incx);
   const status = (cublasCtpsv$c ??= binder.native('cublasCtpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpsv', status);
 }
@@ -1979,9 +1979,9 @@ let cublasCtpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtpsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtpsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtpsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtpsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtpsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtpsv_v2_64', 'n', n_, true);
   pointerArg('cublasCtpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasCtpsv_v2_64', 'x', x, true);
@@ -1993,11 +1993,11 @@ let cublasCtpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpttr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtpttr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCtpttr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtpttr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtpttr', 'n', 'i32', n_);
   pointerArg('cublasCtpttr', 'AP', AP, true);
   pointerArg('cublasCtpttr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtpttr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtpttr', 'lda', 'i32', lda);
   const status = (cublasCtpttr$c ??= binder.native('cublasCtpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasCtpttr', status);
 }
@@ -2005,19 +2005,19 @@ let cublasCtrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrmm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrmm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrmm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrmm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasCtrmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrmm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrmm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrmm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrmm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrmm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCtrmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrmm', 'n', 'i32', n_);
   pointerArg('cublasCtrmm', 'alpha', alpha, true);
   pointerArg('cublasCtrmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrmm', 'lda', 'i32', lda);
   pointerArg('cublasCtrmm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCtrmm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCtrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasCtrmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasCtrmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCtrmm', 'ldc', 'i32', ldc);
   const status = (cublasCtrmm$c ??= binder.native('cublasCtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCtrmm', status);
 }
@@ -2025,10 +2025,10 @@ let cublasCtrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrmm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrmm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrmm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrmm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrmm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrmm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrmm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'n', n_, true);
   pointerArg('cublasCtrmm_v2_64', 'alpha', alpha, true);
@@ -2045,14 +2045,14 @@ let cublasCtrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrmv', 'n', 'i32', n_);
   pointerArg('cublasCtrmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrmv', 'lda', 'i32', lda);
   pointerArg('cublasCtrmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtrmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtrmv', 'incx', 'i32', incx);
   const status = (cublasCtrmv$c ??= binder.native('cublasCtrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrmv', status);
 }
@@ -2060,9 +2060,9 @@ let cublasCtrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrmv_v2_64', 'n', n_, true);
   pointerArg('cublasCtrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrmv_v2_64', 'lda', lda, true);
@@ -2075,17 +2075,17 @@ let cublasCtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrsm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasCtrsm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrsm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCtrsm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsm', 'n', 'i32', n_);
   pointerArg('cublasCtrsm', 'alpha', alpha, true);
   pointerArg('cublasCtrsm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrsm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsm', 'lda', 'i32', lda);
   pointerArg('cublasCtrsm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCtrsm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCtrsm', 'ldb', 'i32', ldb);
   const status = (cublasCtrsm$c ??= binder.native('cublasCtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasCtrsm', status);
 }
@@ -2093,18 +2093,18 @@ let cublasCtrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrsmBatched', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsmBatched', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsmBatched', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsmBatched', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasCtrsmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrsmBatched', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsmBatched', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsmBatched', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsmBatched', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsmBatched', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCtrsmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsmBatched', 'n', 'i32', n_);
   pointerArg('cublasCtrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasCtrsmBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrsmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasCtrsmBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasCtrsmBatched', 'ldb', 'i32', ldb);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasCtrsmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCtrsmBatched', 'ldb', 'i32', ldb);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCtrsmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasCtrsmBatched$c ??= binder.native('cublasCtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasCtrsmBatched', status);
 }
@@ -2112,10 +2112,10 @@ let cublasCtrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrsmBatched_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsmBatched_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsmBatched_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsmBatched_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsmBatched_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsmBatched_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsmBatched_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'n', n_, true);
   pointerArg('cublasCtrsmBatched_64', 'alpha', alpha, true);
@@ -2131,10 +2131,10 @@ let cublasCtrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasCtrsm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'n', n_, true);
   pointerArg('cublasCtrsm_v2_64', 'alpha', alpha, true);
@@ -2149,14 +2149,14 @@ let cublasCtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsv', 'n', 'i32', n_);
   pointerArg('cublasCtrsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsv', 'lda', 'i32', lda);
   pointerArg('cublasCtrsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasCtrsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtrsv', 'incx', 'i32', incx);
   const status = (cublasCtrsv$c ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrsv', status);
 }
@@ -2164,9 +2164,9 @@ let cublasCtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasCtrsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasCtrsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsv_v2_64', 'n', n_, true);
   pointerArg('cublasCtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrsv_v2_64', 'lda', lda, true);
@@ -2179,10 +2179,10 @@ let cublasCtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasCtrttp', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrttp', 'n', 'i32', n_);
   pointerArg('cublasCtrttp', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasCtrttp', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrttp', 'lda', 'i32', lda);
   pointerArg('cublasCtrttp', 'AP', AP, true);
   const status = (cublasCtrttp$c ??= binder.native('cublasCtrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasCtrttp', status);
@@ -2191,9 +2191,9 @@ let cublasDasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
   pointerArg('cublasDasum', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDasum', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDasum', 'incx', 'i32', incx);
   pointerArg('cublasDasum', 'result', result_, true);
   const status = (cublasDasum$c ??= binder.native('cublasDasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDasum', status);
@@ -2213,12 +2213,12 @@ let cublasDaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDaxpy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDaxpy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDaxpy', 'n', 'i32', n_);
   pointerArg('cublasDaxpy', 'alpha', alpha, true);
   pointerArg('cublasDaxpy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDaxpy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDaxpy', 'incx', 'i32', incx);
   pointerArg('cublasDaxpy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDaxpy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDaxpy', 'incy', 'i32', incy);
   const status = (cublasDaxpy$c ??= binder.native('cublasDaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDaxpy', status);
 }
@@ -2239,11 +2239,11 @@ let cublasDcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDcopy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
   pointerArg('cublasDcopy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDcopy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDcopy', 'incx', 'i32', incx);
   pointerArg('cublasDcopy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDcopy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDcopy', 'incy', 'i32', incy);
   const status = (cublasDcopy$c ??= binder.native('cublasDcopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDcopy', status);
 }
@@ -2263,15 +2263,15 @@ let cublasDdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdgmm', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
-  if ((m | 0) !== m) throw intError('cublasDdgmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDdgmm', 'n', 'i32', n_);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDdgmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdgmm', 'n', 'i32', n_);
   pointerArg('cublasDdgmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDdgmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDdgmm', 'lda', 'i32', lda);
   pointerArg('cublasDdgmm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDdgmm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDdgmm', 'incx', 'i32', incx);
   pointerArg('cublasDdgmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDdgmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDdgmm', 'ldc', 'i32', ldc);
   const status = (cublasDdgmm$c ??= binder.native('cublasDdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasDdgmm', status);
 }
@@ -2279,7 +2279,7 @@ let cublasDdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdgmm_64', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasDdgmm_64', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDdgmm_64', 'n', n_, true);
   pointerArg('cublasDdgmm_64', 'A', A, true);
@@ -2295,11 +2295,11 @@ let cublasDdot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
   pointerArg('cublasDdot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDdot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDdot', 'incx', 'i32', incx);
   pointerArg('cublasDdot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDdot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDdot', 'incy', 'i32', incy);
   pointerArg('cublasDdot', 'result', result_, true);
   const status = (cublasDdot$c ??= binder.native('cublasDdot'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasDdot', status);
@@ -2328,19 +2328,19 @@ let cublasDgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgbmv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgbmv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasDgbmv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgbmv', 'n', 'i32', n_);
-  if ((kl | 0) !== kl) throw intError('cublasDgbmv', 'kl', 'i32', kl);
-  if ((ku | 0) !== ku) throw intError('cublasDgbmv', 'ku', 'i32', ku);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgbmv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgbmv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgbmv', 'n', 'i32', n_);
+  if (typeof kl !== 'number' || (kl | 0) !== kl) throw intError('cublasDgbmv', 'kl', 'i32', kl);
+  if (typeof ku !== 'number' || (ku | 0) !== ku) throw intError('cublasDgbmv', 'ku', 'i32', ku);
   pointerArg('cublasDgbmv', 'alpha', alpha, true);
   pointerArg('cublasDgbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgbmv', 'lda', 'i32', lda);
   pointerArg('cublasDgbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDgbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDgbmv', 'incx', 'i32', incx);
   pointerArg('cublasDgbmv', 'beta', beta, true);
   pointerArg('cublasDgbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDgbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDgbmv', 'incy', 'i32', incy);
   const status = (cublasDgbmv$c ??= binder.native('cublasDgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgbmv', status);
 }
@@ -2348,7 +2348,7 @@ let cublasDgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasDgbmv_v2_64', 'kl', kl, true);
@@ -2368,18 +2368,18 @@ let cublasDgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgeam', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgeam', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgeam', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasDgeam', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgeam', 'n', 'i32', n_);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgeam', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgeam', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgeam', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgeam', 'n', 'i32', n_);
   pointerArg('cublasDgeam', 'alpha', alpha, true);
   pointerArg('cublasDgeam', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgeam', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgeam', 'lda', 'i32', lda);
   pointerArg('cublasDgeam', 'beta', beta, true);
   pointerArg('cublasDgeam', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDgeam', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasDgeam', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgeam', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgeam', 'ldc', 'i32', ldc);
   const status = (cublasDgeam$c ??= binder.native('cublasDgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDgeam', status);
 }
@@ -2387,8 +2387,8 @@ let cublasDgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgeam_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgeam_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgeam_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgeam_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgeam_64', 'n', n_, true);
   pointerArg('cublasDgeam_64', 'alpha', alpha, true);
@@ -2406,17 +2406,17 @@ let cublasDgelsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgelsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgelsBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasDgelsBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgelsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasDgelsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgelsBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgelsBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgelsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasDgelsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasDgelsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgelsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgelsBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgelsBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgelsBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgelsBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasDgelsBatched', 'info', info, true);
   pointerArg('cublasDgelsBatched', 'devInfoArray', devInfoArray, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDgelsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDgelsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDgelsBatched$c ??= binder.native('cublasDgelsBatched'))(handle, trans, m, n_, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasDgelsBatched', status);
 }
@@ -2424,19 +2424,19 @@ let cublasDgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemm', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemm', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemm', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasDgemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemm', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDgemm', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemm', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemm', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemm', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDgemm', 'k', 'i32', k);
   pointerArg('cublasDgemm', 'alpha', alpha, true);
   pointerArg('cublasDgemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemm', 'lda', 'i32', lda);
   pointerArg('cublasDgemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDgemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDgemm', 'ldb', 'i32', ldb);
   pointerArg('cublasDgemm', 'beta', beta, true);
   pointerArg('cublasDgemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgemm', 'ldc', 'i32', ldc);
   const status = (cublasDgemm$c ??= binder.native('cublasDgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDgemm', status);
 }
@@ -2444,20 +2444,20 @@ let cublasDgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemmBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemmBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasDgemmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemmBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDgemmBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemmBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemmBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDgemmBatched', 'k', 'i32', k);
   pointerArg('cublasDgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasDgemmBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgemmBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDgemmBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDgemmBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasDgemmBatched', 'beta', beta, true);
   pointerArg('cublasDgemmBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgemmBatched', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasDgemmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgemmBatched', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasDgemmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasDgemmBatched$c ??= binder.native('cublasDgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasDgemmBatched', status);
 }
@@ -2465,8 +2465,8 @@ let cublasDgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *Barray, int64_t ldb, const double *beta, double *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemmBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemmBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDgemmBatched_64', 'k', k, true);
@@ -2499,7 +2499,7 @@ export function cublasDgemmGroupedBatched(handle: T.cublasHandle_t | null, trans
   pointerArg('cublasDgemmGroupedBatched', 'beta_array', beta_array, true);
   pointerArg('cublasDgemmGroupedBatched', 'Carray', Carray, true);
   pointerArg('cublasDgemmGroupedBatched', 'ldc_array', ldc_array, true);
-  if ((group_count | 0) !== group_count) throw intError('cublasDgemmGroupedBatched', 'group_count', 'i32', group_count);
+  if (typeof group_count !== 'number' || (group_count | 0) !== group_count) throw intError('cublasDgemmGroupedBatched', 'group_count', 'i32', group_count);
   pointerArg('cublasDgemmGroupedBatched', 'group_size', group_size, true);
   const status = (cublasDgemmGroupedBatched$c ??= binder.native('cublasDgemmGroupedBatched'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
   if (status !== 0) throw fail('cublasDgemmGroupedBatched', status);
@@ -2530,23 +2530,23 @@ let cublasDgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemmStridedBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemmStridedBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasDgemmStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemmStridedBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDgemmStridedBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmStridedBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemmStridedBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemmStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemmStridedBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDgemmStridedBatched', 'k', 'i32', k);
   pointerArg('cublasDgemmStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasDgemmStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemmStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasDgemmStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasDgemmStridedBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDgemmStridedBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasDgemmStridedBatched', 'strideB', strideB, true);
   pointerArg('cublasDgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasDgemmStridedBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgemmStridedBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasDgemmStridedBatched', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasDgemmStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasDgemmStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasDgemmStridedBatched$c ??= binder.native('cublasDgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasDgemmStridedBatched', status);
 }
@@ -2554,8 +2554,8 @@ let cublasDgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemmStridedBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemmStridedBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmStridedBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDgemmStridedBatched_64', 'k', k, true);
@@ -2578,8 +2578,8 @@ let cublasDgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasDgemm_v2_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasDgemm_v2_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemm_v2_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasDgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDgemm_v2_64', 'k', k, true);
@@ -2598,17 +2598,17 @@ let cublasDgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasDgemv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemv', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemv', 'n', 'i32', n_);
   pointerArg('cublasDgemv', 'alpha', alpha, true);
   pointerArg('cublasDgemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemv', 'lda', 'i32', lda);
   pointerArg('cublasDgemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDgemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDgemv', 'incx', 'i32', incx);
   pointerArg('cublasDgemv', 'beta', beta, true);
   pointerArg('cublasDgemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDgemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDgemv', 'incy', 'i32', incy);
   const status = (cublasDgemv$c ??= binder.native('cublasDgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgemv', status);
 }
@@ -2616,18 +2616,18 @@ let cublasDgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemvBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasDgemvBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemvBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemvBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemvBatched', 'n', 'i32', n_);
   pointerArg('cublasDgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasDgemvBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgemvBatched', 'xarray', xarray, true);
-  if ((incx | 0) !== incx) throw intError('cublasDgemvBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDgemvBatched', 'incx', 'i32', incx);
   pointerArg('cublasDgemvBatched', 'beta', beta, true);
   pointerArg('cublasDgemvBatched', 'yarray', yarray, true);
-  if ((incy | 0) !== incy) throw intError('cublasDgemvBatched', 'incy', 'i32', incy);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasDgemvBatched', 'batchCount', 'i32', batchCount);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDgemvBatched', 'incy', 'i32', incy);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasDgemvBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasDgemvBatched$c ??= binder.native('cublasDgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasDgemvBatched', status);
 }
@@ -2635,7 +2635,7 @@ let cublasDgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *xarray, int64_t incx, const double *beta, double *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemvBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemvBatched_64', 'n', n_, true);
   pointerArg('cublasDgemvBatched_64', 'alpha', alpha, true);
@@ -2654,21 +2654,21 @@ let cublasDgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemvStridedBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasDgemvStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgemvStridedBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvStridedBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgemvStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgemvStridedBatched', 'n', 'i32', n_);
   pointerArg('cublasDgemvStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasDgemvStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgemvStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasDgemvStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasDgemvStridedBatched', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDgemvStridedBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasDgemvStridedBatched', 'stridex', stridex, true);
   pointerArg('cublasDgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasDgemvStridedBatched', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDgemvStridedBatched', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasDgemvStridedBatched', 'stridey', stridey, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasDgemvStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasDgemvStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasDgemvStridedBatched$c ??= binder.native('cublasDgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasDgemvStridedBatched', status);
 }
@@ -2676,7 +2676,7 @@ let cublasDgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemvStridedBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemvStridedBatched_64', 'n', n_, true);
   pointerArg('cublasDgemvStridedBatched_64', 'alpha', alpha, true);
@@ -2698,7 +2698,7 @@ let cublasDgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgemv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDgemv_v2_64', 'n', n_, true);
   pointerArg('cublasDgemv_v2_64', 'alpha', alpha, true);
@@ -2716,13 +2716,13 @@ let cublasDgeqrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgeqrfBatched', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasDgeqrfBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDgeqrfBatched', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgeqrfBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgeqrfBatched', 'n', 'i32', n_);
   pointerArg('cublasDgeqrfBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgeqrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgeqrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgeqrfBatched', 'TauArray', TauArray, true);
   pointerArg('cublasDgeqrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDgeqrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDgeqrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDgeqrfBatched$c ??= binder.native('cublasDgeqrfBatched'))(handle, m, n_, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasDgeqrfBatched', status);
 }
@@ -2730,15 +2730,15 @@ let cublasDger$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDger', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasDger', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDger', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDger', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDger', 'n', 'i32', n_);
   pointerArg('cublasDger', 'alpha', alpha, true);
   pointerArg('cublasDger', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDger', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDger', 'incx', 'i32', incx);
   pointerArg('cublasDger', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDger', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDger', 'incy', 'i32', incy);
   pointerArg('cublasDger', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDger', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDger', 'lda', 'i32', lda);
   const status = (cublasDger$c ??= binder.native('cublasDger'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDger', status);
 }
@@ -2762,12 +2762,12 @@ let cublasDgetrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetrfBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDgetrfBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetrfBatched', 'n', 'i32', n_);
   pointerArg('cublasDgetrfBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgetrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgetrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgetrfBatched', 'P', P, true);
   pointerArg('cublasDgetrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDgetrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDgetrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDgetrfBatched$c ??= binder.native('cublasDgetrfBatched'))(handle, n_, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasDgetrfBatched', status);
 }
@@ -2775,14 +2775,14 @@ let cublasDgetriBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetriBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDgetriBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetriBatched', 'n', 'i32', n_);
   pointerArg('cublasDgetriBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgetriBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgetriBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgetriBatched', 'P', P, true);
   pointerArg('cublasDgetriBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDgetriBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDgetriBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasDgetriBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDgetriBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDgetriBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDgetriBatched$c ??= binder.native('cublasDgetriBatched'))(handle, n_, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasDgetriBatched', status);
 }
@@ -2790,16 +2790,16 @@ let cublasDgetrsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetrsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasDgetrsBatched', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasDgetrsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasDgetrsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgetrsBatched', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetrsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasDgetrsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasDgetrsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasDgetrsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDgetrsBatched', 'lda', 'i32', lda);
   pointerArg('cublasDgetrsBatched', 'devIpiv', devIpiv, true);
   pointerArg('cublasDgetrsBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDgetrsBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDgetrsBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasDgetrsBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDgetrsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDgetrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDgetrsBatched$c ??= binder.native('cublasDgetrsBatched'))(handle, trans, n_, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasDgetrsBatched', status);
 }
@@ -2807,13 +2807,13 @@ let cublasDmatinvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDmatinvBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDmatinvBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDmatinvBatched', 'n', 'i32', n_);
   pointerArg('cublasDmatinvBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDmatinvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDmatinvBatched', 'lda', 'i32', lda);
   pointerArg('cublasDmatinvBatched', 'Ainv', Ainv, true);
-  if ((lda_inv | 0) !== lda_inv) throw intError('cublasDmatinvBatched', 'lda_inv', 'i32', lda_inv);
+  if (typeof lda_inv !== 'number' || (lda_inv | 0) !== lda_inv) throw intError('cublasDmatinvBatched', 'lda_inv', 'i32', lda_inv);
   pointerArg('cublasDmatinvBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasDmatinvBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasDmatinvBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasDmatinvBatched$c ??= binder.native('cublasDmatinvBatched'))(handle, n_, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasDmatinvBatched', status);
 }
@@ -2821,9 +2821,9 @@ let cublasDnrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDnrm2', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDnrm2', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDnrm2', 'n', 'i32', n_);
   pointerArg('cublasDnrm2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDnrm2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDnrm2', 'incx', 'i32', incx);
   pointerArg('cublasDnrm2', 'result', result_, true);
   const status = (cublasDnrm2$c ??= binder.native('cublasDnrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDnrm2', status);
@@ -2843,16 +2843,16 @@ let cublasDotEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDotEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDotEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotEx', 'n', 'i32', n_);
   pointerArg('cublasDotEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasDotEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasDotEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasDotEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDotEx', 'incx', 'i32', incx);
   pointerArg('cublasDotEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasDotEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasDotEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasDotEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDotEx', 'incy', 'i32', incy);
   pointerArg('cublasDotEx', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasDotEx', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasDotEx', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasDotEx', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasDotEx', 'executionType', 'i32', executionType);
   const status = (cublasDotEx$c ??= binder.native('cublasDotEx'))(handle, n_, x, xType, incx, y, yType, incy, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasDotEx', status);
 }
@@ -2862,14 +2862,14 @@ export function cublasDotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: 
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDotEx_64', 'n', n_, true);
   pointerArg('cublasDotEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasDotEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasDotEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDotEx_64', 'incx', incx, true);
   pointerArg('cublasDotEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasDotEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasDotEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasDotEx_64', 'incy', incy, true);
   pointerArg('cublasDotEx_64', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasDotEx_64', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasDotEx_64', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasDotEx_64', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasDotEx_64', 'executionType', 'i32', executionType);
   const status = (cublasDotEx_64$c ??= binder.native('cublasDotEx_64'))(handle, n_, x, xType, incx, y, yType, incy, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasDotEx_64', status);
 }
@@ -2877,16 +2877,16 @@ let cublasDotcEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDotcEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotcEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDotcEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotcEx', 'n', 'i32', n_);
   pointerArg('cublasDotcEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasDotcEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasDotcEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasDotcEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDotcEx', 'incx', 'i32', incx);
   pointerArg('cublasDotcEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasDotcEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasDotcEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasDotcEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDotcEx', 'incy', 'i32', incy);
   pointerArg('cublasDotcEx', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasDotcEx', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasDotcEx', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasDotcEx', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasDotcEx', 'executionType', 'i32', executionType);
   const status = (cublasDotcEx$c ??= binder.native('cublasDotcEx'))(handle, n_, x, xType, incx, y, yType, incy, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasDotcEx', status);
 }
@@ -2896,14 +2896,14 @@ export function cublasDotcEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotcEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDotcEx_64', 'n', n_, true);
   pointerArg('cublasDotcEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasDotcEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasDotcEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDotcEx_64', 'incx', incx, true);
   pointerArg('cublasDotcEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasDotcEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasDotcEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasDotcEx_64', 'incy', incy, true);
   pointerArg('cublasDotcEx_64', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasDotcEx_64', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasDotcEx_64', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasDotcEx_64', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasDotcEx_64', 'executionType', 'i32', executionType);
   const status = (cublasDotcEx_64$c ??= binder.native('cublasDotcEx_64'))(handle, n_, x, xType, incx, y, yType, incy, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasDotcEx_64', status);
 }
@@ -2911,11 +2911,11 @@ let cublasDrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrot', 'n', 'i32', n_);
   pointerArg('cublasDrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDrot', 'incx', 'i32', incx);
   pointerArg('cublasDrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDrot', 'incy', 'i32', incy);
   pointerArg('cublasDrot', 'c', c, true);
   pointerArg('cublasDrot', 's', s_, true);
   const status = (cublasDrot$c ??= binder.native('cublasDrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -2950,11 +2950,11 @@ let cublasDrotm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDrotm(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrotm', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDrotm', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrotm', 'n', 'i32', n_);
   pointerArg('cublasDrotm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDrotm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDrotm', 'incx', 'i32', incx);
   pointerArg('cublasDrotm', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDrotm', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDrotm', 'incy', 'i32', incy);
   pointerArg('cublasDrotm', 'param', param, true);
   const status = (cublasDrotm$c ??= binder.native('cublasDrotm'))(handle, n_, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasDrotm', status);
@@ -2988,17 +2988,17 @@ let cublasDsbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsbmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDsbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDsbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsbmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDsbmv', 'k', 'i32', k);
   pointerArg('cublasDsbmv', 'alpha', alpha, true);
   pointerArg('cublasDsbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsbmv', 'lda', 'i32', lda);
   pointerArg('cublasDsbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDsbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDsbmv', 'incx', 'i32', incx);
   pointerArg('cublasDsbmv', 'beta', beta, true);
   pointerArg('cublasDsbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDsbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDsbmv', 'incy', 'i32', incy);
   const status = (cublasDsbmv$c ??= binder.native('cublasDsbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsbmv', status);
 }
@@ -3006,7 +3006,7 @@ let cublasDsbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsbmv_v2_64', 'k', k, true);
   pointerArg('cublasDsbmv_v2_64', 'alpha', alpha, true);
@@ -3024,10 +3024,10 @@ let cublasDscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDscal', 'n', 'i32', n_);
   pointerArg('cublasDscal', 'alpha', alpha, true);
   pointerArg('cublasDscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDscal', 'incx', 'i32', incx);
   const status = (cublasDscal$c ??= binder.native('cublasDscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasDscal', status);
 }
@@ -3046,15 +3046,15 @@ let cublasDspmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDspmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDspmv', 'n', 'i32', n_);
   pointerArg('cublasDspmv', 'alpha', alpha, true);
   pointerArg('cublasDspmv', 'AP', AP, true);
   pointerArg('cublasDspmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDspmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDspmv', 'incx', 'i32', incx);
   pointerArg('cublasDspmv', 'beta', beta, true);
   pointerArg('cublasDspmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDspmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDspmv', 'incy', 'i32', incy);
   const status = (cublasDspmv$c ??= binder.native('cublasDspmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDspmv', status);
 }
@@ -3062,7 +3062,7 @@ let cublasDspmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDspmv_v2_64', 'n', n_, true);
   pointerArg('cublasDspmv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDspmv_v2_64', 'AP', AP, true);
@@ -3078,11 +3078,11 @@ let cublasDspr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDspr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDspr', 'n', 'i32', n_);
   pointerArg('cublasDspr', 'alpha', alpha, true);
   pointerArg('cublasDspr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDspr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDspr', 'incx', 'i32', incx);
   pointerArg('cublasDspr', 'AP', AP, true);
   const status = (cublasDspr$c ??= binder.native('cublasDspr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasDspr', status);
@@ -3091,13 +3091,13 @@ let cublasDspr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDspr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDspr2', 'n', 'i32', n_);
   pointerArg('cublasDspr2', 'alpha', alpha, true);
   pointerArg('cublasDspr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDspr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDspr2', 'incx', 'i32', incx);
   pointerArg('cublasDspr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDspr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDspr2', 'incy', 'i32', incy);
   pointerArg('cublasDspr2', 'AP', AP, true);
   const status = (cublasDspr2$c ??= binder.native('cublasDspr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasDspr2', status);
@@ -3106,7 +3106,7 @@ let cublasDspr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDspr2_v2_64', 'n', n_, true);
   pointerArg('cublasDspr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDspr2_v2_64', 'x', x, true);
@@ -3121,7 +3121,7 @@ let cublasDspr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDspr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDspr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDspr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDspr_v2_64', 'n', n_, true);
   pointerArg('cublasDspr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDspr_v2_64', 'x', x, true);
@@ -3134,11 +3134,11 @@ let cublasDswap$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDswap(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDswap', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDswap', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDswap', 'n', 'i32', n_);
   pointerArg('cublasDswap', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDswap', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDswap', 'incx', 'i32', incx);
   pointerArg('cublasDswap', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDswap', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDswap', 'incy', 'i32', incy);
   const status = (cublasDswap$c ??= binder.native('cublasDswap'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDswap', status);
 }
@@ -3158,18 +3158,18 @@ let cublasDsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsymm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDsymm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDsymm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasDsymm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDsymm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDsymm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsymm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDsymm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsymm', 'n', 'i32', n_);
   pointerArg('cublasDsymm', 'alpha', alpha, true);
   pointerArg('cublasDsymm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsymm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsymm', 'lda', 'i32', lda);
   pointerArg('cublasDsymm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDsymm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDsymm', 'ldb', 'i32', ldb);
   pointerArg('cublasDsymm', 'beta', beta, true);
   pointerArg('cublasDsymm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDsymm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDsymm', 'ldc', 'i32', ldc);
   const status = (cublasDsymm$c ??= binder.native('cublasDsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsymm', status);
 }
@@ -3177,8 +3177,8 @@ let cublasDsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsymm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDsymm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDsymm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDsymm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsymm_v2_64', 'n', n_, true);
   pointerArg('cublasDsymm_v2_64', 'alpha', alpha, true);
@@ -3196,16 +3196,16 @@ let cublasDsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsymv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsymv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDsymv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsymv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsymv', 'n', 'i32', n_);
   pointerArg('cublasDsymv', 'alpha', alpha, true);
   pointerArg('cublasDsymv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsymv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsymv', 'lda', 'i32', lda);
   pointerArg('cublasDsymv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDsymv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDsymv', 'incx', 'i32', incx);
   pointerArg('cublasDsymv', 'beta', beta, true);
   pointerArg('cublasDsymv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDsymv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDsymv', 'incy', 'i32', incy);
   const status = (cublasDsymv$c ??= binder.native('cublasDsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsymv', status);
 }
@@ -3213,7 +3213,7 @@ let cublasDsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsymv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsymv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsymv_v2_64', 'n', n_, true);
   pointerArg('cublasDsymv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDsymv_v2_64', 'A', A, true);
@@ -3230,13 +3230,13 @@ let cublasDsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDsyr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr', 'n', 'i32', n_);
   pointerArg('cublasDsyr', 'alpha', alpha, true);
   pointerArg('cublasDsyr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDsyr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDsyr', 'incx', 'i32', incx);
   pointerArg('cublasDsyr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsyr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsyr', 'lda', 'i32', lda);
   const status = (cublasDsyr$c ??= binder.native('cublasDsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasDsyr', status);
 }
@@ -3244,15 +3244,15 @@ let cublasDsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDsyr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr2', 'n', 'i32', n_);
   pointerArg('cublasDsyr2', 'alpha', alpha, true);
   pointerArg('cublasDsyr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDsyr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDsyr2', 'incx', 'i32', incx);
   pointerArg('cublasDsyr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasDsyr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDsyr2', 'incy', 'i32', incy);
   pointerArg('cublasDsyr2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsyr2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsyr2', 'lda', 'i32', lda);
   const status = (cublasDsyr2$c ??= binder.native('cublasDsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDsyr2', status);
 }
@@ -3260,7 +3260,7 @@ let cublasDsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr2_v2_64', 'n', n_, true);
   pointerArg('cublasDsyr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDsyr2_v2_64', 'x', x, true);
@@ -3276,18 +3276,18 @@ let cublasDsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyr2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasDsyr2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDsyr2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyr2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDsyr2k', 'k', 'i32', k);
   pointerArg('cublasDsyr2k', 'alpha', alpha, true);
   pointerArg('cublasDsyr2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsyr2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsyr2k', 'lda', 'i32', lda);
   pointerArg('cublasDsyr2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDsyr2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDsyr2k', 'ldb', 'i32', ldb);
   pointerArg('cublasDsyr2k', 'beta', beta, true);
   pointerArg('cublasDsyr2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDsyr2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDsyr2k', 'ldc', 'i32', ldc);
   const status = (cublasDsyr2k$c ??= binder.native('cublasDsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyr2k', status);
 }
@@ -3295,8 +3295,8 @@ let cublasDsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyr2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'k', k, true);
   pointerArg('cublasDsyr2k_v2_64', 'alpha', alpha, true);
@@ -3314,7 +3314,7 @@ let cublasDsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr_v2_64', 'n', n_, true);
   pointerArg('cublasDsyr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasDsyr_v2_64', 'x', x, true);
@@ -3328,16 +3328,16 @@ let cublasDsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyrk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyrk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasDsyrk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDsyrk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyrk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDsyrk', 'k', 'i32', k);
   pointerArg('cublasDsyrk', 'alpha', alpha, true);
   pointerArg('cublasDsyrk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsyrk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsyrk', 'lda', 'i32', lda);
   pointerArg('cublasDsyrk', 'beta', beta, true);
   pointerArg('cublasDsyrk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDsyrk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDsyrk', 'ldc', 'i32', ldc);
   const status = (cublasDsyrk$c ??= binder.native('cublasDsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrk', status);
 }
@@ -3345,8 +3345,8 @@ let cublasDsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyrk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyrk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'k', k, true);
   pointerArg('cublasDsyrk_v2_64', 'alpha', alpha, true);
@@ -3362,18 +3362,18 @@ let cublasDsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyrkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyrkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasDsyrkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDsyrkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyrkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDsyrkx', 'k', 'i32', k);
   pointerArg('cublasDsyrkx', 'alpha', alpha, true);
   pointerArg('cublasDsyrkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDsyrkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsyrkx', 'lda', 'i32', lda);
   pointerArg('cublasDsyrkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDsyrkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDsyrkx', 'ldb', 'i32', ldb);
   pointerArg('cublasDsyrkx', 'beta', beta, true);
   pointerArg('cublasDsyrkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDsyrkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDsyrkx', 'ldc', 'i32', ldc);
   const status = (cublasDsyrkx$c ??= binder.native('cublasDsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrkx', status);
 }
@@ -3381,8 +3381,8 @@ let cublasDsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDsyrkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDsyrkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsyrkx_64', 'k', k, true);
   pointerArg('cublasDsyrkx_64', 'alpha', alpha, true);
@@ -3400,15 +3400,15 @@ let cublasDtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtbmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtbmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtbmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDtbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtbmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtbmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDtbmv', 'k', 'i32', k);
   pointerArg('cublasDtbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtbmv', 'lda', 'i32', lda);
   pointerArg('cublasDtbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtbmv', 'incx', 'i32', incx);
   const status = (cublasDtbmv$c ??= binder.native('cublasDtbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbmv', status);
 }
@@ -3416,9 +3416,9 @@ let cublasDtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtbmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtbmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtbmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDtbmv_v2_64', 'k', k, true);
   pointerArg('cublasDtbmv_v2_64', 'A', A, true);
@@ -3432,15 +3432,15 @@ let cublasDtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtbsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtbsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtbsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtbsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtbsv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasDtbsv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtbsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtbsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtbsv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDtbsv', 'k', 'i32', k);
   pointerArg('cublasDtbsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtbsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtbsv', 'lda', 'i32', lda);
   pointerArg('cublasDtbsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtbsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtbsv', 'incx', 'i32', incx);
   const status = (cublasDtbsv$c ??= binder.native('cublasDtbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbsv', status);
 }
@@ -3448,9 +3448,9 @@ let cublasDtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtbsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtbsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtbsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtbsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtbsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDtbsv_v2_64', 'k', k, true);
   pointerArg('cublasDtbsv_v2_64', 'A', A, true);
@@ -3464,13 +3464,13 @@ let cublasDtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtpmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtpmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtpmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtpmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtpmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtpmv', 'n', 'i32', n_);
   pointerArg('cublasDtpmv', 'AP', AP, true);
   pointerArg('cublasDtpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtpmv', 'incx', 'i32', incx);
   const status = (cublasDtpmv$c ??= binder.native('cublasDtpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpmv', status);
 }
@@ -3478,9 +3478,9 @@ let cublasDtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtpmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtpmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtpmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtpmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtpmv_v2_64', 'n', n_, true);
   pointerArg('cublasDtpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasDtpmv_v2_64', 'x', x, true);
@@ -3492,13 +3492,13 @@ let cublasDtpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtpsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtpsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtpsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtpsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtpsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtpsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtpsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtpsv', 'n', 'i32', n_);
   pointerArg('cublasDtpsv', 'AP', AP, true);
   pointerArg('cublasDtpsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtpsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtpsv', 'incx', 'i32', incx);
   const status = (cublasDtpsv$c ??= binder.native('cublasDtpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpsv', status);
 }
@@ -3506,9 +3506,9 @@ let cublasDtpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtpsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtpsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtpsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtpsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtpsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtpsv_v2_64', 'n', n_, true);
   pointerArg('cublasDtpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasDtpsv_v2_64', 'x', x, true);
@@ -3520,11 +3520,11 @@ let cublasDtpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtpttr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtpttr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDtpttr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpttr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtpttr', 'n', 'i32', n_);
   pointerArg('cublasDtpttr', 'AP', AP, true);
   pointerArg('cublasDtpttr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtpttr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtpttr', 'lda', 'i32', lda);
   const status = (cublasDtpttr$c ??= binder.native('cublasDtpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasDtpttr', status);
 }
@@ -3532,19 +3532,19 @@ let cublasDtrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrmm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrmm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrmm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrmm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasDtrmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrmm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrmm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrmm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrmm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDtrmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrmm', 'n', 'i32', n_);
   pointerArg('cublasDtrmm', 'alpha', alpha, true);
   pointerArg('cublasDtrmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrmm', 'lda', 'i32', lda);
   pointerArg('cublasDtrmm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDtrmm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDtrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasDtrmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasDtrmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDtrmm', 'ldc', 'i32', ldc);
   const status = (cublasDtrmm$c ??= binder.native('cublasDtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDtrmm', status);
 }
@@ -3552,10 +3552,10 @@ let cublasDtrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrmm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrmm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrmm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrmm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrmm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrmm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDtrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrmm_v2_64', 'n', n_, true);
   pointerArg('cublasDtrmm_v2_64', 'alpha', alpha, true);
@@ -3572,14 +3572,14 @@ let cublasDtrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrmv', 'n', 'i32', n_);
   pointerArg('cublasDtrmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrmv', 'lda', 'i32', lda);
   pointerArg('cublasDtrmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtrmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtrmv', 'incx', 'i32', incx);
   const status = (cublasDtrmv$c ??= binder.native('cublasDtrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrmv', status);
 }
@@ -3587,9 +3587,9 @@ let cublasDtrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrmv_v2_64', 'n', n_, true);
   pointerArg('cublasDtrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDtrmv_v2_64', 'lda', lda, true);
@@ -3602,17 +3602,17 @@ let cublasDtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrsm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasDtrsm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrsm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDtrsm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrsm', 'n', 'i32', n_);
   pointerArg('cublasDtrsm', 'alpha', alpha, true);
   pointerArg('cublasDtrsm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrsm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrsm', 'lda', 'i32', lda);
   pointerArg('cublasDtrsm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDtrsm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDtrsm', 'ldb', 'i32', ldb);
   const status = (cublasDtrsm$c ??= binder.native('cublasDtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasDtrsm', status);
 }
@@ -3620,18 +3620,18 @@ let cublasDtrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsmBatched', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrsmBatched', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsmBatched', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsmBatched', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsmBatched', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasDtrsmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrsmBatched', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsmBatched', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsmBatched', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsmBatched', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsmBatched', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDtrsmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrsmBatched', 'n', 'i32', n_);
   pointerArg('cublasDtrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasDtrsmBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrsmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasDtrsmBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasDtrsmBatched', 'ldb', 'i32', ldb);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasDtrsmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasDtrsmBatched', 'ldb', 'i32', ldb);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasDtrsmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasDtrsmBatched$c ??= binder.native('cublasDtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasDtrsmBatched', status);
 }
@@ -3639,10 +3639,10 @@ let cublasDtrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const *A, int64_t lda, double *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrsmBatched_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsmBatched_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsmBatched_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsmBatched_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsmBatched_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsmBatched_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsmBatched_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDtrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrsmBatched_64', 'n', n_, true);
   pointerArg('cublasDtrsmBatched_64', 'alpha', alpha, true);
@@ -3658,10 +3658,10 @@ let cublasDtrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasDtrsm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDtrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrsm_v2_64', 'n', n_, true);
   pointerArg('cublasDtrsm_v2_64', 'alpha', alpha, true);
@@ -3676,14 +3676,14 @@ let cublasDtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrsv', 'n', 'i32', n_);
   pointerArg('cublasDtrsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrsv', 'lda', 'i32', lda);
   pointerArg('cublasDtrsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDtrsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDtrsv', 'incx', 'i32', incx);
   const status = (cublasDtrsv$c ??= binder.native('cublasDtrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrsv', status);
 }
@@ -3691,9 +3691,9 @@ let cublasDtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasDtrsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasDtrsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrsv_v2_64', 'n', n_, true);
   pointerArg('cublasDtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDtrsv_v2_64', 'lda', lda, true);
@@ -3706,10 +3706,10 @@ let cublasDtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasDtrttp', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrttp', 'n', 'i32', n_);
   pointerArg('cublasDtrttp', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasDtrttp', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDtrttp', 'lda', 'i32', lda);
   pointerArg('cublasDtrttp', 'AP', AP, true);
   const status = (cublasDtrttp$c ??= binder.native('cublasDtrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasDtrttp', status);
@@ -3718,9 +3718,9 @@ let cublasDzasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
   pointerArg('cublasDzasum', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDzasum', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDzasum', 'incx', 'i32', incx);
   pointerArg('cublasDzasum', 'result', result_, true);
   const status = (cublasDzasum$c ??= binder.native('cublasDzasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDzasum', status);
@@ -3740,9 +3740,9 @@ let cublasDznrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
   pointerArg('cublasDznrm2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasDznrm2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDznrm2', 'incx', 'i32', incx);
   pointerArg('cublasDznrm2', 'result', result_, true);
   const status = (cublasDznrm2$c ??= binder.native('cublasDznrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDznrm2', status);
@@ -3762,25 +3762,25 @@ let cublasGemmBatchedEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: number, Barray: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmBatchedEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasGemmBatchedEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasGemmBatchedEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasGemmBatchedEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmBatchedEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmBatchedEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGemmBatchedEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasGemmBatchedEx', 'k', 'i32', k);
   pointerArg('cublasGemmBatchedEx', 'alpha', alpha, true);
   pointerArg('cublasGemmBatchedEx', 'Aarray', Aarray, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmBatchedEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasGemmBatchedEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmBatchedEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGemmBatchedEx', 'lda', 'i32', lda);
   pointerArg('cublasGemmBatchedEx', 'Barray', Barray, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmBatchedEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasGemmBatchedEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmBatchedEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGemmBatchedEx', 'ldb', 'i32', ldb);
   pointerArg('cublasGemmBatchedEx', 'beta', beta, true);
   pointerArg('cublasGemmBatchedEx', 'Carray', Carray, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmBatchedEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasGemmBatchedEx', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasGemmBatchedEx', 'batchCount', 'i32', batchCount);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmBatchedEx', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmBatchedEx', 'algo', 'i32', algo);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmBatchedEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasGemmBatchedEx', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasGemmBatchedEx', 'batchCount', 'i32', batchCount);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmBatchedEx', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmBatchedEx', 'algo', 'i32', algo);
   const status = (cublasGemmBatchedEx$c ??= binder.native('cublasGemmBatchedEx'))(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
   if (status !== 0) throw fail('cublasGemmBatchedEx', status);
 }
@@ -3788,25 +3788,25 @@ let cublasGemmBatchedEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, Barray: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmBatchedEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmBatchedEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmBatchedEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'k', k, true);
   pointerArg('cublasGemmBatchedEx_64', 'alpha', alpha, true);
   pointerArg('cublasGemmBatchedEx_64', 'Aarray', Aarray, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmBatchedEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmBatchedEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'lda', lda, true);
   pointerArg('cublasGemmBatchedEx_64', 'Barray', Barray, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmBatchedEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmBatchedEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'ldb', ldb, true);
   pointerArg('cublasGemmBatchedEx_64', 'beta', beta, true);
   pointerArg('cublasGemmBatchedEx_64', 'Carray', Carray, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmBatchedEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmBatchedEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'ldc', ldc, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'batchCount', batchCount, true);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmBatchedEx_64', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmBatchedEx_64', 'algo', 'i32', algo);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmBatchedEx_64', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmBatchedEx_64', 'algo', 'i32', algo);
   const status = (cublasGemmBatchedEx_64$c ??= binder.native('cublasGemmBatchedEx_64'))(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
   if (status !== 0) throw fail('cublasGemmBatchedEx_64', status);
 }
@@ -3814,24 +3814,24 @@ let cublasGemmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasGemmEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasGemmEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasGemmEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGemmEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasGemmEx', 'k', 'i32', k);
   pointerArg('cublasGemmEx', 'alpha', alpha, true);
   pointerArg('cublasGemmEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasGemmEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGemmEx', 'lda', 'i32', lda);
   pointerArg('cublasGemmEx', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasGemmEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGemmEx', 'ldb', 'i32', ldb);
   pointerArg('cublasGemmEx', 'beta', beta, true);
   pointerArg('cublasGemmEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasGemmEx', 'ldc', 'i32', ldc);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmEx', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmEx', 'algo', 'i32', algo);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasGemmEx', 'ldc', 'i32', ldc);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmEx', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmEx', 'algo', 'i32', algo);
   const status = (cublasGemmEx$c ??= binder.native('cublasGemmEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
   if (status !== 0) throw fail('cublasGemmEx', status);
 }
@@ -3839,24 +3839,24 @@ let cublasGemmEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmEx_64', 'k', k, true);
   pointerArg('cublasGemmEx_64', 'alpha', alpha, true);
   pointerArg('cublasGemmEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmEx_64', 'lda', lda, true);
   pointerArg('cublasGemmEx_64', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmEx_64', 'ldb', ldb, true);
   pointerArg('cublasGemmEx_64', 'beta', beta, true);
   pointerArg('cublasGemmEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmEx_64', 'ldc', ldc, true);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmEx_64', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmEx_64', 'algo', 'i32', algo);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmEx_64', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmEx_64', 'algo', 'i32', algo);
   const status = (cublasGemmEx_64$c ??= binder.native('cublasGemmEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
   if (status !== 0) throw fail('cublasGemmEx_64', status);
 }
@@ -3871,18 +3871,18 @@ export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, tran
   pointerArg('cublasGemmGroupedBatchedEx', 'k_array', k_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'alpha_array', alpha_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'Aarray', Aarray, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmGroupedBatchedEx', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmGroupedBatchedEx', 'Atype', 'i32', Atype);
   pointerArg('cublasGemmGroupedBatchedEx', 'lda_array', lda_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'Barray', Barray, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmGroupedBatchedEx', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmGroupedBatchedEx', 'Btype', 'i32', Btype);
   pointerArg('cublasGemmGroupedBatchedEx', 'ldb_array', ldb_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'beta_array', beta_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'Carray', Carray, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmGroupedBatchedEx', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmGroupedBatchedEx', 'Ctype', 'i32', Ctype);
   pointerArg('cublasGemmGroupedBatchedEx', 'ldc_array', ldc_array, true);
-  if ((group_count | 0) !== group_count) throw intError('cublasGemmGroupedBatchedEx', 'group_count', 'i32', group_count);
+  if (typeof group_count !== 'number' || (group_count | 0) !== group_count) throw intError('cublasGemmGroupedBatchedEx', 'group_count', 'i32', group_count);
   pointerArg('cublasGemmGroupedBatchedEx', 'group_size', group_size, true);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmGroupedBatchedEx', 'computeType', 'i32', computeType);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmGroupedBatchedEx', 'computeType', 'i32', computeType);
   const status = (cublasGemmGroupedBatchedEx$c ??= binder.native('cublasGemmGroupedBatchedEx'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
   if (status !== 0) throw fail('cublasGemmGroupedBatchedEx', status);
 }
@@ -3897,18 +3897,18 @@ export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, t
   pointerArg('cublasGemmGroupedBatchedEx_64', 'k_array', k_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'alpha_array', alpha_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'Aarray', Aarray, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmGroupedBatchedEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmGroupedBatchedEx_64', 'Atype', 'i32', Atype);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'lda_array', lda_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'Barray', Barray, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmGroupedBatchedEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmGroupedBatchedEx_64', 'Btype', 'i32', Btype);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'ldb_array', ldb_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'beta_array', beta_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'Carray', Carray, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmGroupedBatchedEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmGroupedBatchedEx_64', 'Ctype', 'i32', Ctype);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'ldc_array', ldc_array, true);
   if (typeof group_count !== 'number' || !(group_count >= -9007199254740991 && group_count <= 9007199254740991) || group_count % 1 !== 0) int64Arg('cublasGemmGroupedBatchedEx_64', 'group_count', group_count, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'group_size', group_size, true);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmGroupedBatchedEx_64', 'computeType', 'i32', computeType);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmGroupedBatchedEx_64', 'computeType', 'i32', computeType);
   const status = (cublasGemmGroupedBatchedEx_64$c ??= binder.native('cublasGemmGroupedBatchedEx_64'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
   if (status !== 0) throw fail('cublasGemmGroupedBatchedEx_64', status);
 }
@@ -3916,28 +3916,28 @@ let cublasGemmStridedBatchedEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasGemmStridedBatchedEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasGemmStridedBatchedEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasGemmStridedBatchedEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmStridedBatchedEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGemmStridedBatchedEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasGemmStridedBatchedEx', 'k', 'i32', k);
   pointerArg('cublasGemmStridedBatchedEx', 'alpha', alpha, true);
   pointerArg('cublasGemmStridedBatchedEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasGemmStridedBatchedEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGemmStridedBatchedEx', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideA', strideA, true);
   pointerArg('cublasGemmStridedBatchedEx', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasGemmStridedBatchedEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGemmStridedBatchedEx', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideB', strideB, true);
   pointerArg('cublasGemmStridedBatchedEx', 'beta', beta, true);
   pointerArg('cublasGemmStridedBatchedEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasGemmStridedBatchedEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasGemmStridedBatchedEx', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasGemmStridedBatchedEx', 'batchCount', 'i32', batchCount);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx', 'algo', 'i32', algo);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasGemmStridedBatchedEx', 'batchCount', 'i32', batchCount);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx', 'algo', 'i32', algo);
   const status = (cublasGemmStridedBatchedEx$c ??= binder.native('cublasGemmStridedBatchedEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
   if (status !== 0) throw fail('cublasGemmStridedBatchedEx', status);
 }
@@ -3945,28 +3945,28 @@ let cublasGemmStridedBatchedEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'k', k, true);
   pointerArg('cublasGemmStridedBatchedEx_64', 'alpha', alpha, true);
   pointerArg('cublasGemmStridedBatchedEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideA', strideA, true);
   pointerArg('cublasGemmStridedBatchedEx_64', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'ldb', ldb, true);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideB', strideB, true);
   pointerArg('cublasGemmStridedBatchedEx_64', 'beta', beta, true);
   pointerArg('cublasGemmStridedBatchedEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'ldc', ldc, true);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideC', strideC, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'batchCount', batchCount, true);
-  if ((computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx_64', 'computeType', 'i32', computeType);
-  if ((algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx_64', 'algo', 'i32', algo);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx_64', 'computeType', 'i32', computeType);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx_64', 'algo', 'i32', algo);
   const status = (cublasGemmStridedBatchedEx_64$c ??= binder.native('cublasGemmStridedBatchedEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
   if (status !== 0) throw fail('cublasGemmStridedBatchedEx_64', status);
 }
@@ -4011,26 +4011,26 @@ export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath
 let cublasGetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
-  if ((rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
-  if ((cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasGetMatrix', 'elemSize', 'i32', elemSize);
+  if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
+  if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetMatrix', 'elemSize', 'i32', elemSize);
   pointerArg('cublasGetMatrix', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasGetMatrix', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrix', 'lda', 'i32', lda);
   pointerArg('cublasGetMatrix', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasGetMatrix', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrix', 'ldb', 'i32', ldb);
   const status = (cublasGetMatrix$c ??= binder.native('cublasGetMatrix'))(rows, cols, elemSize, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasGetMatrix', status);
 }
 let cublasGetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
-  if ((rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
-  if ((cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasGetMatrixAsync', 'elemSize', 'i32', elemSize);
+  if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
+  if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetMatrixAsync', 'elemSize', 'i32', elemSize);
   pointerArg('cublasGetMatrixAsync', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasGetMatrixAsync', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrixAsync', 'lda', 'i32', lda);
   pointerArg('cublasGetMatrixAsync', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasGetMatrixAsync', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrixAsync', 'ldb', 'i32', ldb);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetMatrixAsync$c ??= binder.native('cublasGetMatrixAsync'))(rows, cols, elemSize, A, lda, B, ldb, stream);
   if (status !== 0) throw fail('cublasGetMatrixAsync', status);
@@ -4078,7 +4078,7 @@ let cublasGetProperty$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.5 Returns `value`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasGetProperty$ ??= new Scratch(1));
-  if ((type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cublasGetProperty$c ??= binder.native('cublasGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cublasGetProperty', status);
@@ -4095,14 +4095,14 @@ export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
 let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5 */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
-  if ((status_ | 0) !== status_) throw intError('cublasGetStatusName', 'status', 'i32', status_);
+  if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusName', 'status', 'i32', status_);
   const result = (cublasGetStatusName$c ??= binder.native('cublasGetStatusName'))(status_);
   return result;
 }
 let cublasGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5 */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
-  if ((status_ | 0) !== status_) throw intError('cublasGetStatusString', 'status', 'i32', status_);
+  if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusString', 'status', 'i32', status_);
   const result = (cublasGetStatusString$c ??= binder.native('cublasGetStatusString'))(status_);
   return result;
 }
@@ -4120,24 +4120,24 @@ export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t
 let cublasGetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
-  if ((n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
   pointerArg('cublasGetVector', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasGetVector', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVector', 'incx', 'i32', incx);
   pointerArg('cublasGetVector', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasGetVector', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVector', 'incy', 'i32', incy);
   const status = (cublasGetVector$c ??= binder.native('cublasGetVector'))(n_, elemSize, x, incx, y, incy);
   if (status !== 0) throw fail('cublasGetVector', status);
 }
 let cublasGetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.Pointer, incx: number, hostPtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
-  if ((n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
   pointerArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
-  if ((incx | 0) !== incx) throw intError('cublasGetVectorAsync', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVectorAsync', 'incx', 'i32', incx);
   pointerArg('cublasGetVectorAsync', 'hostPtr', hostPtr, true);
-  if ((incy | 0) !== incy) throw intError('cublasGetVectorAsync', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVectorAsync', 'incy', 'i32', incy);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetVectorAsync$c ??= binder.native('cublasGetVectorAsync'))(n_, elemSize, devicePtr, incx, hostPtr, incy, stream);
   if (status !== 0) throw fail('cublasGetVectorAsync', status);
@@ -4182,10 +4182,10 @@ let cublasIamaxEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIamaxEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIamaxEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIamaxEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIamaxEx', 'n', 'i32', n_);
   pointerArg('cublasIamaxEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasIamaxEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasIamaxEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIamaxEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIamaxEx', 'incx', 'i32', incx);
   pointerArg('cublasIamaxEx', 'result', result_, true);
   const status = (cublasIamaxEx$c ??= binder.native('cublasIamaxEx'))(handle, n_, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIamaxEx', status);
@@ -4196,7 +4196,7 @@ export function cublasIamaxEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIamaxEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIamaxEx_64', 'n', n_, true);
   pointerArg('cublasIamaxEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasIamaxEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIamaxEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIamaxEx_64', 'incx', incx, true);
   pointerArg('cublasIamaxEx_64', 'result', result_, true);
   const status = (cublasIamaxEx_64$c ??= binder.native('cublasIamaxEx_64'))(handle, n_, x, xType, incx, result_);
@@ -4206,10 +4206,10 @@ let cublasIaminEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIaminEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIaminEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIaminEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIaminEx', 'n', 'i32', n_);
   pointerArg('cublasIaminEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasIaminEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasIaminEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIaminEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIaminEx', 'incx', 'i32', incx);
   pointerArg('cublasIaminEx', 'result', result_, true);
   const status = (cublasIaminEx$c ??= binder.native('cublasIaminEx'))(handle, n_, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIaminEx', status);
@@ -4220,7 +4220,7 @@ export function cublasIaminEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIaminEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIaminEx_64', 'n', n_, true);
   pointerArg('cublasIaminEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasIaminEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIaminEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIaminEx_64', 'incx', incx, true);
   pointerArg('cublasIaminEx_64', 'result', result_, true);
   const status = (cublasIaminEx_64$c ??= binder.native('cublasIaminEx_64'))(handle, n_, x, xType, incx, result_);
@@ -4230,9 +4230,9 @@ let cublasIcamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamax', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
   pointerArg('cublasIcamax', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIcamax', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamax', 'incx', 'i32', incx);
   pointerArg('cublasIcamax', 'result', result_, true);
   const status = (cublasIcamax$c ??= binder.native('cublasIcamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamax', status);
@@ -4252,9 +4252,9 @@ let cublasIcamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamin', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
   pointerArg('cublasIcamin', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIcamin', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamin', 'incx', 'i32', incx);
   pointerArg('cublasIcamin', 'result', result_, true);
   const status = (cublasIcamin$c ??= binder.native('cublasIcamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamin', status);
@@ -4274,9 +4274,9 @@ let cublasIdamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIdamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamax', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIdamax', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamax', 'n', 'i32', n_);
   pointerArg('cublasIdamax', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIdamax', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamax', 'incx', 'i32', incx);
   pointerArg('cublasIdamax', 'result', result_, true);
   const status = (cublasIdamax$c ??= binder.native('cublasIdamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamax', status);
@@ -4296,9 +4296,9 @@ let cublasIdamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIdamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamin', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIdamin', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamin', 'n', 'i32', n_);
   pointerArg('cublasIdamin', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIdamin', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamin', 'incx', 'i32', incx);
   pointerArg('cublasIdamin', 'result', result_, true);
   const status = (cublasIdamin$c ??= binder.native('cublasIdamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamin', status);
@@ -4318,9 +4318,9 @@ let cublasIsamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIsamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamax', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIsamax', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamax', 'n', 'i32', n_);
   pointerArg('cublasIsamax', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIsamax', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamax', 'incx', 'i32', incx);
   pointerArg('cublasIsamax', 'result', result_, true);
   const status = (cublasIsamax$c ??= binder.native('cublasIsamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamax', status);
@@ -4340,9 +4340,9 @@ let cublasIsamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIsamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamin', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIsamin', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamin', 'n', 'i32', n_);
   pointerArg('cublasIsamin', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIsamin', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamin', 'incx', 'i32', incx);
   pointerArg('cublasIsamin', 'result', result_, true);
   const status = (cublasIsamin$c ??= binder.native('cublasIsamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamin', status);
@@ -4362,9 +4362,9 @@ let cublasIzamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
   pointerArg('cublasIzamax', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIzamax', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamax', 'incx', 'i32', incx);
   pointerArg('cublasIzamax', 'result', result_, true);
   const status = (cublasIzamax$c ??= binder.native('cublasIzamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamax', status);
@@ -4384,9 +4384,9 @@ let cublasIzamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
   pointerArg('cublasIzamin', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasIzamin', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamin', 'incx', 'i32', incx);
   pointerArg('cublasIzamin', 'result', result_, true);
   const status = (cublasIzamin$c ??= binder.native('cublasIzamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamin', status);
@@ -4405,9 +4405,9 @@ export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 let cublasLoggerConfigure$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string): void {
-  if ((logIsOn | 0) !== logIsOn) throw intError('cublasLoggerConfigure', 'logIsOn', 'i32', logIsOn);
-  if ((logToStdOut | 0) !== logToStdOut) throw intError('cublasLoggerConfigure', 'logToStdOut', 'i32', logToStdOut);
-  if ((logToStdErr | 0) !== logToStdErr) throw intError('cublasLoggerConfigure', 'logToStdErr', 'i32', logToStdErr);
+  if (typeof logIsOn !== 'number' || (logIsOn | 0) !== logIsOn) throw intError('cublasLoggerConfigure', 'logIsOn', 'i32', logIsOn);
+  if (typeof logToStdOut !== 'number' || (logToStdOut | 0) !== logToStdOut) throw intError('cublasLoggerConfigure', 'logToStdOut', 'i32', logToStdOut);
+  if (typeof logToStdErr !== 'number' || (logToStdErr | 0) !== logToStdErr) throw intError('cublasLoggerConfigure', 'logToStdErr', 'i32', logToStdErr);
   if (typeof logFileName !== 'string') throw argError('cublasLoggerConfigure', 'logFileName', 'a string', logFileName);
   const status = (cublasLoggerConfigure$c ??= binder.native('cublasLoggerConfigure'))(logIsOn, logToStdOut, logToStdErr, logFileName);
   if (status !== 0) throw fail('cublasLoggerConfigure', status);
@@ -4416,13 +4416,13 @@ let cublasNrm2Ex$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
   pointerArg('cublasNrm2Ex', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasNrm2Ex', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasNrm2Ex', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasNrm2Ex', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasNrm2Ex', 'incx', 'i32', incx);
   pointerArg('cublasNrm2Ex', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasNrm2Ex', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasNrm2Ex', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasNrm2Ex', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasNrm2Ex', 'executionType', 'i32', executionType);
   const status = (cublasNrm2Ex$c ??= binder.native('cublasNrm2Ex'))(handle, n_, x, xType, incx, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasNrm2Ex', status);
 }
@@ -4432,11 +4432,11 @@ export function cublasNrm2Ex_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasNrm2Ex_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasNrm2Ex_64', 'n', n_, true);
   pointerArg('cublasNrm2Ex_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasNrm2Ex_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasNrm2Ex_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasNrm2Ex_64', 'incx', incx, true);
   pointerArg('cublasNrm2Ex_64', 'result', result_, true);
-  if ((resultType | 0) !== resultType) throw intError('cublasNrm2Ex_64', 'resultType', 'i32', resultType);
-  if ((executionType | 0) !== executionType) throw intError('cublasNrm2Ex_64', 'executionType', 'i32', executionType);
+  if (typeof resultType !== 'number' || (resultType | 0) !== resultType) throw intError('cublasNrm2Ex_64', 'resultType', 'i32', resultType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasNrm2Ex_64', 'executionType', 'i32', executionType);
   const status = (cublasNrm2Ex_64$c ??= binder.native('cublasNrm2Ex_64'))(handle, n_, x, xType, incx, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasNrm2Ex_64', status);
 }
@@ -4444,17 +4444,17 @@ let cublasRotEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
   pointerArg('cublasRotEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasRotEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasRotEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasRotEx', 'incx', 'i32', incx);
   pointerArg('cublasRotEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasRotEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasRotEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasRotEx', 'incy', 'i32', incy);
   pointerArg('cublasRotEx', 'c', c, true);
   pointerArg('cublasRotEx', 's', s_, true);
-  if ((csType | 0) !== csType) throw intError('cublasRotEx', 'csType', 'i32', csType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotEx', 'executiontype', 'i32', executiontype);
+  if (typeof csType !== 'number' || (csType | 0) !== csType) throw intError('cublasRotEx', 'csType', 'i32', csType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotEx', 'executiontype', 'i32', executiontype);
   const status = (cublasRotEx$c ??= binder.native('cublasRotEx'))(handle, n_, x, xType, incx, y, yType, incy, c, s_, csType, executiontype);
   if (status !== 0) throw fail('cublasRotEx', status);
 }
@@ -4464,15 +4464,15 @@ export function cublasRotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: 
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasRotEx_64', 'n', n_, true);
   pointerArg('cublasRotEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasRotEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasRotEx_64', 'incx', incx, true);
   pointerArg('cublasRotEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasRotEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasRotEx_64', 'incy', incy, true);
   pointerArg('cublasRotEx_64', 'c', c, true);
   pointerArg('cublasRotEx_64', 's', s_, true);
-  if ((csType | 0) !== csType) throw intError('cublasRotEx_64', 'csType', 'i32', csType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotEx_64', 'executiontype', 'i32', executiontype);
+  if (typeof csType !== 'number' || (csType | 0) !== csType) throw intError('cublasRotEx_64', 'csType', 'i32', csType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotEx_64', 'executiontype', 'i32', executiontype);
   const status = (cublasRotEx_64$c ??= binder.native('cublasRotEx_64'))(handle, n_, x, xType, incx, y, yType, incy, c, s_, csType, executiontype);
   if (status !== 0) throw fail('cublasRotEx_64', status);
 }
@@ -4482,11 +4482,11 @@ export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
   pointerArg('cublasRotgEx', 'b', b, true);
-  if ((abType | 0) !== abType) throw intError('cublasRotgEx', 'abType', 'i32', abType);
+  if (typeof abType !== 'number' || (abType | 0) !== abType) throw intError('cublasRotgEx', 'abType', 'i32', abType);
   pointerArg('cublasRotgEx', 'c', c, true);
   pointerArg('cublasRotgEx', 's', s_, true);
-  if ((csType | 0) !== csType) throw intError('cublasRotgEx', 'csType', 'i32', csType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotgEx', 'executiontype', 'i32', executiontype);
+  if (typeof csType !== 'number' || (csType | 0) !== csType) throw intError('cublasRotgEx', 'csType', 'i32', csType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotgEx', 'executiontype', 'i32', executiontype);
   const status = (cublasRotgEx$c ??= binder.native('cublasRotgEx'))(handle, a, b, abType, c, s_, csType, executiontype);
   if (status !== 0) throw fail('cublasRotgEx', status);
 }
@@ -4494,16 +4494,16 @@ let cublasRotmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
   pointerArg('cublasRotmEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasRotmEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasRotmEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasRotmEx', 'incx', 'i32', incx);
   pointerArg('cublasRotmEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasRotmEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasRotmEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotmEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasRotmEx', 'incy', 'i32', incy);
   pointerArg('cublasRotmEx', 'param', param, true);
-  if ((paramType | 0) !== paramType) throw intError('cublasRotmEx', 'paramType', 'i32', paramType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotmEx', 'executiontype', 'i32', executiontype);
+  if (typeof paramType !== 'number' || (paramType | 0) !== paramType) throw intError('cublasRotmEx', 'paramType', 'i32', paramType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotmEx', 'executiontype', 'i32', executiontype);
   const status = (cublasRotmEx$c ??= binder.native('cublasRotmEx'))(handle, n_, x, xType, incx, y, yType, incy, param, paramType, executiontype);
   if (status !== 0) throw fail('cublasRotmEx', status);
 }
@@ -4513,14 +4513,14 @@ export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasRotmEx_64', 'n', n_, true);
   pointerArg('cublasRotmEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasRotmEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasRotmEx_64', 'incx', incx, true);
   pointerArg('cublasRotmEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasRotmEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotmEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasRotmEx_64', 'incy', incy, true);
   pointerArg('cublasRotmEx_64', 'param', param, true);
-  if ((paramType | 0) !== paramType) throw intError('cublasRotmEx_64', 'paramType', 'i32', paramType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotmEx_64', 'executiontype', 'i32', executiontype);
+  if (typeof paramType !== 'number' || (paramType | 0) !== paramType) throw intError('cublasRotmEx_64', 'paramType', 'i32', paramType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotmEx_64', 'executiontype', 'i32', executiontype);
   const status = (cublasRotmEx_64$c ??= binder.native('cublasRotmEx_64'))(handle, n_, x, xType, incx, y, yType, incy, param, paramType, executiontype);
   if (status !== 0) throw fail('cublasRotmEx_64', status);
 }
@@ -4529,16 +4529,16 @@ let cublasRotmgEx$c: NativeFunction | undefined;
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);
-  if ((d1Type | 0) !== d1Type) throw intError('cublasRotmgEx', 'd1Type', 'i32', d1Type);
+  if (typeof d1Type !== 'number' || (d1Type | 0) !== d1Type) throw intError('cublasRotmgEx', 'd1Type', 'i32', d1Type);
   pointerArg('cublasRotmgEx', 'd2', d2, true);
-  if ((d2Type | 0) !== d2Type) throw intError('cublasRotmgEx', 'd2Type', 'i32', d2Type);
+  if (typeof d2Type !== 'number' || (d2Type | 0) !== d2Type) throw intError('cublasRotmgEx', 'd2Type', 'i32', d2Type);
   pointerArg('cublasRotmgEx', 'x1', x1, true);
-  if ((x1Type | 0) !== x1Type) throw intError('cublasRotmgEx', 'x1Type', 'i32', x1Type);
+  if (typeof x1Type !== 'number' || (x1Type | 0) !== x1Type) throw intError('cublasRotmgEx', 'x1Type', 'i32', x1Type);
   pointerArg('cublasRotmgEx', 'y1', y1, true);
-  if ((y1Type | 0) !== y1Type) throw intError('cublasRotmgEx', 'y1Type', 'i32', y1Type);
+  if (typeof y1Type !== 'number' || (y1Type | 0) !== y1Type) throw intError('cublasRotmgEx', 'y1Type', 'i32', y1Type);
   pointerArg('cublasRotmgEx', 'param', param, true);
-  if ((paramType | 0) !== paramType) throw intError('cublasRotmgEx', 'paramType', 'i32', paramType);
-  if ((executiontype | 0) !== executiontype) throw intError('cublasRotmgEx', 'executiontype', 'i32', executiontype);
+  if (typeof paramType !== 'number' || (paramType | 0) !== paramType) throw intError('cublasRotmgEx', 'paramType', 'i32', paramType);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotmgEx', 'executiontype', 'i32', executiontype);
   const status = (cublasRotmgEx$c ??= binder.native('cublasRotmgEx'))(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
   if (status !== 0) throw fail('cublasRotmgEx', status);
 }
@@ -4546,9 +4546,9 @@ let cublasSasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
   pointerArg('cublasSasum', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSasum', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSasum', 'incx', 'i32', incx);
   pointerArg('cublasSasum', 'result', result_, true);
   const status = (cublasSasum$c ??= binder.native('cublasSasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasSasum', status);
@@ -4568,12 +4568,12 @@ let cublasSaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
   pointerArg('cublasSaxpy', 'alpha', alpha, true);
   pointerArg('cublasSaxpy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSaxpy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSaxpy', 'incx', 'i32', incx);
   pointerArg('cublasSaxpy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSaxpy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSaxpy', 'incy', 'i32', incy);
   const status = (cublasSaxpy$c ??= binder.native('cublasSaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSaxpy', status);
 }
@@ -4594,13 +4594,13 @@ let cublasScalEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
   pointerArg('cublasScalEx', 'alpha', alpha, true);
-  if ((alphaType | 0) !== alphaType) throw intError('cublasScalEx', 'alphaType', 'i32', alphaType);
+  if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx', 'alphaType', 'i32', alphaType);
   pointerArg('cublasScalEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasScalEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasScalEx', 'incx', 'i32', incx);
-  if ((executionType | 0) !== executionType) throw intError('cublasScalEx', 'executionType', 'i32', executionType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScalEx', 'incx', 'i32', incx);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx', 'executionType', 'i32', executionType);
   const status = (cublasScalEx$c ??= binder.native('cublasScalEx'))(handle, n_, alpha, alphaType, x, xType, incx, executionType);
   if (status !== 0) throw fail('cublasScalEx', status);
 }
@@ -4610,11 +4610,11 @@ export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, al
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScalEx_64', 'n', n_, true);
   pointerArg('cublasScalEx_64', 'alpha', alpha, true);
-  if ((alphaType | 0) !== alphaType) throw intError('cublasScalEx_64', 'alphaType', 'i32', alphaType);
+  if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx_64', 'alphaType', 'i32', alphaType);
   pointerArg('cublasScalEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasScalEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScalEx_64', 'incx', incx, true);
-  if ((executionType | 0) !== executionType) throw intError('cublasScalEx_64', 'executionType', 'i32', executionType);
+  if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx_64', 'executionType', 'i32', executionType);
   const status = (cublasScalEx_64$c ??= binder.native('cublasScalEx_64'))(handle, n_, alpha, alphaType, x, xType, incx, executionType);
   if (status !== 0) throw fail('cublasScalEx_64', status);
 }
@@ -4622,9 +4622,9 @@ let cublasScasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
   pointerArg('cublasScasum', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
   pointerArg('cublasScasum', 'result', result_, true);
   const status = (cublasScasum$c ??= binder.native('cublasScasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScasum', status);
@@ -4644,9 +4644,9 @@ let cublasScnrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
   pointerArg('cublasScnrm2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
   pointerArg('cublasScnrm2', 'result', result_, true);
   const status = (cublasScnrm2$c ??= binder.native('cublasScnrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScnrm2', status);
@@ -4666,11 +4666,11 @@ let cublasScopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
   pointerArg('cublasScopy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasScopy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScopy', 'incx', 'i32', incx);
   pointerArg('cublasScopy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasScopy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasScopy', 'incy', 'i32', incy);
   const status = (cublasScopy$c ??= binder.native('cublasScopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasScopy', status);
 }
@@ -4690,15 +4690,15 @@ let cublasSdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
-  if ((m | 0) !== m) throw intError('cublasSdgmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSdgmm', 'n', 'i32', n_);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSdgmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdgmm', 'n', 'i32', n_);
   pointerArg('cublasSdgmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSdgmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSdgmm', 'lda', 'i32', lda);
   pointerArg('cublasSdgmm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSdgmm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdgmm', 'incx', 'i32', incx);
   pointerArg('cublasSdgmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSdgmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSdgmm', 'ldc', 'i32', ldc);
   const status = (cublasSdgmm$c ??= binder.native('cublasSdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasSdgmm', status);
 }
@@ -4706,7 +4706,7 @@ let cublasSdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSdgmm_64', 'n', n_, true);
   pointerArg('cublasSdgmm_64', 'A', A, true);
@@ -4722,11 +4722,11 @@ let cublasSdot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
   pointerArg('cublasSdot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSdot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdot', 'incx', 'i32', incx);
   pointerArg('cublasSdot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSdot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSdot', 'incy', 'i32', incy);
   pointerArg('cublasSdot', 'result', result_, true);
   const status = (cublasSdot$c ??= binder.native('cublasSdot'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasSdot', status);
@@ -4748,7 +4748,7 @@ let cublasSetAtomicsMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
   const status = (cublasSetAtomicsMode$c ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
 }
@@ -4763,33 +4763,33 @@ let cublasSetMathMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
   const status = (cublasSetMathMode$c ??= binder.native('cublasSetMathMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetMathMode', status);
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
-  if ((rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
-  if ((cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasSetMatrix', 'elemSize', 'i32', elemSize);
+  if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
+  if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrix', 'elemSize', 'i32', elemSize);
   pointerArg('cublasSetMatrix', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSetMatrix', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrix', 'lda', 'i32', lda);
   pointerArg('cublasSetMatrix', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSetMatrix', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrix', 'ldb', 'i32', ldb);
   const status = (cublasSetMatrix$c ??= binder.native('cublasSetMatrix'))(rows, cols, elemSize, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasSetMatrix', status);
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
-  if ((rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
-  if ((cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasSetMatrixAsync', 'elemSize', 'i32', elemSize);
+  if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
+  if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrixAsync', 'elemSize', 'i32', elemSize);
   pointerArg('cublasSetMatrixAsync', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
   pointerArg('cublasSetMatrixAsync', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync$c ??= binder.native('cublasSetMatrixAsync'))(rows, cols, elemSize, A, lda, B, ldb, stream);
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
@@ -4825,7 +4825,7 @@ let cublasSetPointerMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
   const status = (cublasSetPointerMode$c ??= binder.native('cublasSetPointerMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetPointerMode', status);
 }
@@ -4833,7 +4833,7 @@ let cublasSetSmCountTarget$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
-  if ((smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
+  if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
   const status = (cublasSetSmCountTarget$c ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
 }
@@ -4848,24 +4848,24 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
 let cublasSetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): void {
-  if ((n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
   pointerArg('cublasSetVector', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSetVector', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVector', 'incx', 'i32', incx);
   pointerArg('cublasSetVector', 'devicePtr', devicePtr, true);
-  if ((incy | 0) !== incy) throw intError('cublasSetVector', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVector', 'incy', 'i32', incy);
   const status = (cublasSetVector$c ??= binder.native('cublasSetVector'))(n_, elemSize, x, incx, devicePtr, incy);
   if (status !== 0) throw fail('cublasSetVector', status);
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
-  if ((n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
-  if ((elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
+  if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
   pointerArg('cublasSetVectorAsync', 'hostPtr', hostPtr, true);
-  if ((incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
   pointerArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
-  if ((incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync$c ??= binder.native('cublasSetVectorAsync'))(n_, elemSize, hostPtr, incx, devicePtr, incy, stream);
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
@@ -4908,19 +4908,19 @@ let cublasSgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgbmv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasSgbmv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgbmv', 'n', 'i32', n_);
-  if ((kl | 0) !== kl) throw intError('cublasSgbmv', 'kl', 'i32', kl);
-  if ((ku | 0) !== ku) throw intError('cublasSgbmv', 'ku', 'i32', ku);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgbmv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgbmv', 'n', 'i32', n_);
+  if (typeof kl !== 'number' || (kl | 0) !== kl) throw intError('cublasSgbmv', 'kl', 'i32', kl);
+  if (typeof ku !== 'number' || (ku | 0) !== ku) throw intError('cublasSgbmv', 'ku', 'i32', ku);
   pointerArg('cublasSgbmv', 'alpha', alpha, true);
   pointerArg('cublasSgbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgbmv', 'lda', 'i32', lda);
   pointerArg('cublasSgbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSgbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgbmv', 'incx', 'i32', incx);
   pointerArg('cublasSgbmv', 'beta', beta, true);
   pointerArg('cublasSgbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSgbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgbmv', 'incy', 'i32', incy);
   const status = (cublasSgbmv$c ??= binder.native('cublasSgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgbmv', status);
 }
@@ -4928,7 +4928,7 @@ let cublasSgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'kl', kl, true);
@@ -4948,18 +4948,18 @@ let cublasSgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgeam', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgeam', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasSgeam', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgeam', 'n', 'i32', n_);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgeam', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeam', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgeam', 'n', 'i32', n_);
   pointerArg('cublasSgeam', 'alpha', alpha, true);
   pointerArg('cublasSgeam', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgeam', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgeam', 'lda', 'i32', lda);
   pointerArg('cublasSgeam', 'beta', beta, true);
   pointerArg('cublasSgeam', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgeam', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasSgeam', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgeam', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgeam', 'ldc', 'i32', ldc);
   const status = (cublasSgeam$c ??= binder.native('cublasSgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasSgeam', status);
 }
@@ -4967,8 +4967,8 @@ let cublasSgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgeam_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgeam_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgeam_64', 'n', n_, true);
   pointerArg('cublasSgeam_64', 'alpha', alpha, true);
@@ -4986,17 +4986,17 @@ let cublasSgelsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasSgelsBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgelsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasSgelsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgelsBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgelsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasSgelsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasSgelsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgelsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgelsBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgelsBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgelsBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgelsBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasSgelsBatched', 'info', info, true);
   pointerArg('cublasSgelsBatched', 'devInfoArray', devInfoArray, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSgelsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgelsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgelsBatched$c ??= binder.native('cublasSgelsBatched'))(handle, trans, m, n_, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasSgelsBatched', status);
 }
@@ -5004,19 +5004,19 @@ let cublasSgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemm', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemm', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasSgemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemm', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSgemm', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemm', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemm', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSgemm', 'k', 'i32', k);
   pointerArg('cublasSgemm', 'alpha', alpha, true);
   pointerArg('cublasSgemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemm', 'lda', 'i32', lda);
   pointerArg('cublasSgemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemm', 'ldb', 'i32', ldb);
   pointerArg('cublasSgemm', 'beta', beta, true);
   pointerArg('cublasSgemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemm', 'ldc', 'i32', ldc);
   const status = (cublasSgemm$c ??= binder.native('cublasSgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSgemm', status);
 }
@@ -5024,20 +5024,20 @@ let cublasSgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasSgemmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemmBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSgemmBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemmBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSgemmBatched', 'k', 'i32', k);
   pointerArg('cublasSgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasSgemmBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgemmBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgemmBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemmBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasSgemmBatched', 'beta', beta, true);
   pointerArg('cublasSgemmBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgemmBatched', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasSgemmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemmBatched', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasSgemmBatched$c ??= binder.native('cublasSgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasSgemmBatched', status);
 }
@@ -5045,8 +5045,8 @@ let cublasSgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *Barray, int64_t ldb, const float *beta, float *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'k', k, true);
@@ -5066,22 +5066,22 @@ let cublasSgemmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmEx', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmEx', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasSgemmEx', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemmEx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSgemmEx', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmEx', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmEx', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemmEx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSgemmEx', 'k', 'i32', k);
   pointerArg('cublasSgemmEx', 'alpha', alpha, true);
   pointerArg('cublasSgemmEx', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasSgemmEx', 'Atype', 'i32', Atype);
-  if ((lda | 0) !== lda) throw intError('cublasSgemmEx', 'lda', 'i32', lda);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasSgemmEx', 'Atype', 'i32', Atype);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemmEx', 'lda', 'i32', lda);
   pointerArg('cublasSgemmEx', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasSgemmEx', 'Btype', 'i32', Btype);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgemmEx', 'ldb', 'i32', ldb);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasSgemmEx', 'Btype', 'i32', Btype);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemmEx', 'ldb', 'i32', ldb);
   pointerArg('cublasSgemmEx', 'beta', beta, true);
   pointerArg('cublasSgemmEx', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasSgemmEx', 'Ctype', 'i32', Ctype);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgemmEx', 'ldc', 'i32', ldc);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasSgemmEx', 'Ctype', 'i32', Ctype);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemmEx', 'ldc', 'i32', ldc);
   const status = (cublasSgemmEx$c ??= binder.native('cublasSgemmEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasSgemmEx', status);
 }
@@ -5089,21 +5089,21 @@ let cublasSgemmEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmEx_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmEx_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmEx_64', 'k', k, true);
   pointerArg('cublasSgemmEx_64', 'alpha', alpha, true);
   pointerArg('cublasSgemmEx_64', 'A', A, true);
-  if ((Atype | 0) !== Atype) throw intError('cublasSgemmEx_64', 'Atype', 'i32', Atype);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasSgemmEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemmEx_64', 'lda', lda, true);
   pointerArg('cublasSgemmEx_64', 'B', B, true);
-  if ((Btype | 0) !== Btype) throw intError('cublasSgemmEx_64', 'Btype', 'i32', Btype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasSgemmEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgemmEx_64', 'ldb', ldb, true);
   pointerArg('cublasSgemmEx_64', 'beta', beta, true);
   pointerArg('cublasSgemmEx_64', 'C', C, true);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasSgemmEx_64', 'Ctype', 'i32', Ctype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasSgemmEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgemmEx_64', 'ldc', ldc, true);
   const status = (cublasSgemmEx_64$c ??= binder.native('cublasSgemmEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasSgemmEx_64', status);
@@ -5125,7 +5125,7 @@ export function cublasSgemmGroupedBatched(handle: T.cublasHandle_t | null, trans
   pointerArg('cublasSgemmGroupedBatched', 'beta_array', beta_array, true);
   pointerArg('cublasSgemmGroupedBatched', 'Carray', Carray, true);
   pointerArg('cublasSgemmGroupedBatched', 'ldc_array', ldc_array, true);
-  if ((group_count | 0) !== group_count) throw intError('cublasSgemmGroupedBatched', 'group_count', 'i32', group_count);
+  if (typeof group_count !== 'number' || (group_count | 0) !== group_count) throw intError('cublasSgemmGroupedBatched', 'group_count', 'i32', group_count);
   pointerArg('cublasSgemmGroupedBatched', 'group_size', group_size, true);
   const status = (cublasSgemmGroupedBatched$c ??= binder.native('cublasSgemmGroupedBatched'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
   if (status !== 0) throw fail('cublasSgemmGroupedBatched', status);
@@ -5156,23 +5156,23 @@ let cublasSgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmStridedBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmStridedBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasSgemmStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemmStridedBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSgemmStridedBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmStridedBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemmStridedBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSgemmStridedBatched', 'k', 'i32', k);
   pointerArg('cublasSgemmStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasSgemmStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemmStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasSgemmStridedBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgemmStridedBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideB', strideB, true);
   pointerArg('cublasSgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasSgemmStridedBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgemmStridedBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasSgemmStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemmStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasSgemmStridedBatched$c ??= binder.native('cublasSgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasSgemmStridedBatched', status);
 }
@@ -5180,8 +5180,8 @@ let cublasSgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemmStridedBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemmStridedBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'k', k, true);
@@ -5204,8 +5204,8 @@ let cublasSgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasSgemm_v2_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasSgemm_v2_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm_v2_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'k', k, true);
@@ -5224,17 +5224,17 @@ let cublasSgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasSgemv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemv', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemv', 'n', 'i32', n_);
   pointerArg('cublasSgemv', 'alpha', alpha, true);
   pointerArg('cublasSgemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemv', 'lda', 'i32', lda);
   pointerArg('cublasSgemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSgemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgemv', 'incx', 'i32', incx);
   pointerArg('cublasSgemv', 'beta', beta, true);
   pointerArg('cublasSgemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSgemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgemv', 'incy', 'i32', incy);
   const status = (cublasSgemv$c ??= binder.native('cublasSgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgemv', status);
 }
@@ -5242,18 +5242,18 @@ let cublasSgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemvBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasSgemvBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemvBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvBatched', 'n', 'i32', n_);
   pointerArg('cublasSgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasSgemvBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgemvBatched', 'xarray', xarray, true);
-  if ((incx | 0) !== incx) throw intError('cublasSgemvBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgemvBatched', 'incx', 'i32', incx);
   pointerArg('cublasSgemvBatched', 'beta', beta, true);
   pointerArg('cublasSgemvBatched', 'yarray', yarray, true);
-  if ((incy | 0) !== incy) throw intError('cublasSgemvBatched', 'incy', 'i32', incy);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasSgemvBatched', 'batchCount', 'i32', batchCount);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgemvBatched', 'incy', 'i32', incy);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemvBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasSgemvBatched$c ??= binder.native('cublasSgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasSgemvBatched', status);
 }
@@ -5261,7 +5261,7 @@ let cublasSgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *xarray, int64_t incx, const float *beta, float *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemvBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'n', n_, true);
   pointerArg('cublasSgemvBatched_64', 'alpha', alpha, true);
@@ -5280,21 +5280,21 @@ let cublasSgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemvStridedBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasSgemvStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgemvStridedBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvStridedBatched', 'n', 'i32', n_);
   pointerArg('cublasSgemvStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasSgemvStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgemvStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasSgemvStridedBatched', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSgemvStridedBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridex', stridex, true);
   pointerArg('cublasSgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasSgemvStridedBatched', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSgemvStridedBatched', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridey', stridey, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasSgemvStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemvStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasSgemvStridedBatched$c ??= binder.native('cublasSgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasSgemvStridedBatched', status);
 }
@@ -5302,7 +5302,7 @@ let cublasSgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemvStridedBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'n', n_, true);
   pointerArg('cublasSgemvStridedBatched_64', 'alpha', alpha, true);
@@ -5324,7 +5324,7 @@ let cublasSgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgemv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'n', n_, true);
   pointerArg('cublasSgemv_v2_64', 'alpha', alpha, true);
@@ -5342,13 +5342,13 @@ let cublasSgeqrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeqrfBatched', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasSgeqrfBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSgeqrfBatched', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeqrfBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgeqrfBatched', 'n', 'i32', n_);
   pointerArg('cublasSgeqrfBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgeqrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgeqrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgeqrfBatched', 'TauArray', TauArray, true);
   pointerArg('cublasSgeqrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSgeqrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgeqrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgeqrfBatched$c ??= binder.native('cublasSgeqrfBatched'))(handle, m, n_, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasSgeqrfBatched', status);
 }
@@ -5356,15 +5356,15 @@ let cublasSger$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSger', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasSger', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSger', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSger', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSger', 'n', 'i32', n_);
   pointerArg('cublasSger', 'alpha', alpha, true);
   pointerArg('cublasSger', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSger', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSger', 'incx', 'i32', incx);
   pointerArg('cublasSger', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSger', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSger', 'incy', 'i32', incy);
   pointerArg('cublasSger', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSger', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSger', 'lda', 'i32', lda);
   const status = (cublasSger$c ??= binder.native('cublasSger'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSger', status);
 }
@@ -5388,12 +5388,12 @@ let cublasSgetrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetrfBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSgetrfBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrfBatched', 'n', 'i32', n_);
   pointerArg('cublasSgetrfBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgetrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgetrfBatched', 'P', P, true);
   pointerArg('cublasSgetrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSgetrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgetrfBatched$c ??= binder.native('cublasSgetrfBatched'))(handle, n_, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasSgetrfBatched', status);
 }
@@ -5401,14 +5401,14 @@ let cublasSgetriBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetriBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSgetriBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetriBatched', 'n', 'i32', n_);
   pointerArg('cublasSgetriBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgetriBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetriBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgetriBatched', 'P', P, true);
   pointerArg('cublasSgetriBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSgetriBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgetriBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasSgetriBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSgetriBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetriBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgetriBatched$c ??= binder.native('cublasSgetriBatched'))(handle, n_, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasSgetriBatched', status);
 }
@@ -5416,16 +5416,16 @@ let cublasSgetrsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetrsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasSgetrsBatched', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasSgetrsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasSgetrsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgetrsBatched', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasSgetrsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasSgetrsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasSgetrsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetrsBatched', 'lda', 'i32', lda);
   pointerArg('cublasSgetrsBatched', 'devIpiv', devIpiv, true);
   pointerArg('cublasSgetrsBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSgetrsBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgetrsBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasSgetrsBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSgetrsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgetrsBatched$c ??= binder.native('cublasSgetrsBatched'))(handle, trans, n_, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasSgetrsBatched', status);
 }
@@ -5433,13 +5433,13 @@ let cublasSmatinvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSmatinvBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSmatinvBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSmatinvBatched', 'n', 'i32', n_);
   pointerArg('cublasSmatinvBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSmatinvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSmatinvBatched', 'lda', 'i32', lda);
   pointerArg('cublasSmatinvBatched', 'Ainv', Ainv, true);
-  if ((lda_inv | 0) !== lda_inv) throw intError('cublasSmatinvBatched', 'lda_inv', 'i32', lda_inv);
+  if (typeof lda_inv !== 'number' || (lda_inv | 0) !== lda_inv) throw intError('cublasSmatinvBatched', 'lda_inv', 'i32', lda_inv);
   pointerArg('cublasSmatinvBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasSmatinvBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSmatinvBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSmatinvBatched$c ??= binder.native('cublasSmatinvBatched'))(handle, n_, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasSmatinvBatched', status);
 }
@@ -5447,9 +5447,9 @@ let cublasSnrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSnrm2', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSnrm2', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSnrm2', 'n', 'i32', n_);
   pointerArg('cublasSnrm2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSnrm2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSnrm2', 'incx', 'i32', incx);
   pointerArg('cublasSnrm2', 'result', result_, true);
   const status = (cublasSnrm2$c ??= binder.native('cublasSnrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasSnrm2', status);
@@ -5469,11 +5469,11 @@ let cublasSrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrot', 'n', 'i32', n_);
   pointerArg('cublasSrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSrot', 'incx', 'i32', incx);
   pointerArg('cublasSrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSrot', 'incy', 'i32', incy);
   pointerArg('cublasSrot', 'c', c, true);
   pointerArg('cublasSrot', 's', s_, true);
   const status = (cublasSrot$c ??= binder.native('cublasSrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -5508,11 +5508,11 @@ let cublasSrotm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSrotm(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrotm', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSrotm', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrotm', 'n', 'i32', n_);
   pointerArg('cublasSrotm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSrotm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSrotm', 'incx', 'i32', incx);
   pointerArg('cublasSrotm', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSrotm', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSrotm', 'incy', 'i32', incy);
   pointerArg('cublasSrotm', 'param', param, true);
   const status = (cublasSrotm$c ??= binder.native('cublasSrotm'))(handle, n_, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasSrotm', status);
@@ -5546,17 +5546,17 @@ let cublasSsbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsbmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSsbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSsbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsbmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSsbmv', 'k', 'i32', k);
   pointerArg('cublasSsbmv', 'alpha', alpha, true);
   pointerArg('cublasSsbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsbmv', 'lda', 'i32', lda);
   pointerArg('cublasSsbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSsbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSsbmv', 'incx', 'i32', incx);
   pointerArg('cublasSsbmv', 'beta', beta, true);
   pointerArg('cublasSsbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSsbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSsbmv', 'incy', 'i32', incy);
   const status = (cublasSsbmv$c ??= binder.native('cublasSsbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsbmv', status);
 }
@@ -5564,7 +5564,7 @@ let cublasSsbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'k', k, true);
   pointerArg('cublasSsbmv_v2_64', 'alpha', alpha, true);
@@ -5582,10 +5582,10 @@ let cublasSscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSscal', 'n', 'i32', n_);
   pointerArg('cublasSscal', 'alpha', alpha, true);
   pointerArg('cublasSscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSscal', 'incx', 'i32', incx);
   const status = (cublasSscal$c ??= binder.native('cublasSscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasSscal', status);
 }
@@ -5604,15 +5604,15 @@ let cublasSspmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSspmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSspmv', 'n', 'i32', n_);
   pointerArg('cublasSspmv', 'alpha', alpha, true);
   pointerArg('cublasSspmv', 'AP', AP, true);
   pointerArg('cublasSspmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSspmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSspmv', 'incx', 'i32', incx);
   pointerArg('cublasSspmv', 'beta', beta, true);
   pointerArg('cublasSspmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSspmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSspmv', 'incy', 'i32', incy);
   const status = (cublasSspmv$c ??= binder.native('cublasSspmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSspmv', status);
 }
@@ -5620,7 +5620,7 @@ let cublasSspmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSspmv_v2_64', 'n', n_, true);
   pointerArg('cublasSspmv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSspmv_v2_64', 'AP', AP, true);
@@ -5636,11 +5636,11 @@ let cublasSspr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSspr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSspr', 'n', 'i32', n_);
   pointerArg('cublasSspr', 'alpha', alpha, true);
   pointerArg('cublasSspr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSspr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSspr', 'incx', 'i32', incx);
   pointerArg('cublasSspr', 'AP', AP, true);
   const status = (cublasSspr$c ??= binder.native('cublasSspr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasSspr', status);
@@ -5649,13 +5649,13 @@ let cublasSspr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSspr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSspr2', 'n', 'i32', n_);
   pointerArg('cublasSspr2', 'alpha', alpha, true);
   pointerArg('cublasSspr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSspr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSspr2', 'incx', 'i32', incx);
   pointerArg('cublasSspr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSspr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSspr2', 'incy', 'i32', incy);
   pointerArg('cublasSspr2', 'AP', AP, true);
   const status = (cublasSspr2$c ??= binder.native('cublasSspr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasSspr2', status);
@@ -5664,7 +5664,7 @@ let cublasSspr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSspr2_v2_64', 'n', n_, true);
   pointerArg('cublasSspr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSspr2_v2_64', 'x', x, true);
@@ -5679,7 +5679,7 @@ let cublasSspr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSspr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSspr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSspr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSspr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSspr_v2_64', 'n', n_, true);
   pointerArg('cublasSspr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSspr_v2_64', 'x', x, true);
@@ -5692,11 +5692,11 @@ let cublasSswap$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSswap(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSswap', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSswap', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSswap', 'n', 'i32', n_);
   pointerArg('cublasSswap', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSswap', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSswap', 'incx', 'i32', incx);
   pointerArg('cublasSswap', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSswap', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSswap', 'incy', 'i32', incy);
   const status = (cublasSswap$c ??= binder.native('cublasSswap'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSswap', status);
 }
@@ -5716,18 +5716,18 @@ let cublasSsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsymm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasSsymm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasSsymm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasSsymm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasSsymm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasSsymm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsymm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSsymm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsymm', 'n', 'i32', n_);
   pointerArg('cublasSsymm', 'alpha', alpha, true);
   pointerArg('cublasSsymm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsymm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsymm', 'lda', 'i32', lda);
   pointerArg('cublasSsymm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSsymm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSsymm', 'ldb', 'i32', ldb);
   pointerArg('cublasSsymm', 'beta', beta, true);
   pointerArg('cublasSsymm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSsymm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSsymm', 'ldc', 'i32', ldc);
   const status = (cublasSsymm$c ??= binder.native('cublasSsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsymm', status);
 }
@@ -5735,8 +5735,8 @@ let cublasSsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsymm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasSsymm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasSsymm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasSsymm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsymm_v2_64', 'n', n_, true);
   pointerArg('cublasSsymm_v2_64', 'alpha', alpha, true);
@@ -5754,16 +5754,16 @@ let cublasSsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsymv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsymv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSsymv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsymv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsymv', 'n', 'i32', n_);
   pointerArg('cublasSsymv', 'alpha', alpha, true);
   pointerArg('cublasSsymv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsymv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsymv', 'lda', 'i32', lda);
   pointerArg('cublasSsymv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSsymv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSsymv', 'incx', 'i32', incx);
   pointerArg('cublasSsymv', 'beta', beta, true);
   pointerArg('cublasSsymv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSsymv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSsymv', 'incy', 'i32', incy);
   const status = (cublasSsymv$c ??= binder.native('cublasSsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsymv', status);
 }
@@ -5771,7 +5771,7 @@ let cublasSsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsymv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsymv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsymv_v2_64', 'n', n_, true);
   pointerArg('cublasSsymv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSsymv_v2_64', 'A', A, true);
@@ -5788,13 +5788,13 @@ let cublasSsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSsyr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyr', 'n', 'i32', n_);
   pointerArg('cublasSsyr', 'alpha', alpha, true);
   pointerArg('cublasSsyr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSsyr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSsyr', 'incx', 'i32', incx);
   pointerArg('cublasSsyr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsyr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsyr', 'lda', 'i32', lda);
   const status = (cublasSsyr$c ??= binder.native('cublasSsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasSsyr', status);
 }
@@ -5802,15 +5802,15 @@ let cublasSsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasSsyr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyr2', 'n', 'i32', n_);
   pointerArg('cublasSsyr2', 'alpha', alpha, true);
   pointerArg('cublasSsyr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasSsyr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSsyr2', 'incx', 'i32', incx);
   pointerArg('cublasSsyr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasSsyr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSsyr2', 'incy', 'i32', incy);
   pointerArg('cublasSsyr2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsyr2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsyr2', 'lda', 'i32', lda);
   const status = (cublasSsyr2$c ??= binder.native('cublasSsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSsyr2', status);
 }
@@ -5818,7 +5818,7 @@ let cublasSsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyr2_v2_64', 'n', n_, true);
   pointerArg('cublasSsyr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSsyr2_v2_64', 'x', x, true);
@@ -5834,18 +5834,18 @@ let cublasSsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyr2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasSsyr2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSsyr2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyr2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyr2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSsyr2k', 'k', 'i32', k);
   pointerArg('cublasSsyr2k', 'alpha', alpha, true);
   pointerArg('cublasSsyr2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsyr2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsyr2k', 'lda', 'i32', lda);
   pointerArg('cublasSsyr2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSsyr2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSsyr2k', 'ldb', 'i32', ldb);
   pointerArg('cublasSsyr2k', 'beta', beta, true);
   pointerArg('cublasSsyr2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSsyr2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSsyr2k', 'ldc', 'i32', ldc);
   const status = (cublasSsyr2k$c ??= binder.native('cublasSsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyr2k', status);
 }
@@ -5853,8 +5853,8 @@ let cublasSsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyr2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsyr2k_v2_64', 'k', k, true);
   pointerArg('cublasSsyr2k_v2_64', 'alpha', alpha, true);
@@ -5872,7 +5872,7 @@ let cublasSsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyr_v2_64', 'n', n_, true);
   pointerArg('cublasSsyr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasSsyr_v2_64', 'x', x, true);
@@ -5886,16 +5886,16 @@ let cublasSsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyrk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyrk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasSsyrk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSsyrk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyrk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSsyrk', 'k', 'i32', k);
   pointerArg('cublasSsyrk', 'alpha', alpha, true);
   pointerArg('cublasSsyrk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsyrk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsyrk', 'lda', 'i32', lda);
   pointerArg('cublasSsyrk', 'beta', beta, true);
   pointerArg('cublasSsyrk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSsyrk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSsyrk', 'ldc', 'i32', ldc);
   const status = (cublasSsyrk$c ??= binder.native('cublasSsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrk', status);
 }
@@ -5903,8 +5903,8 @@ let cublasSsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyrk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyrk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'k', k, true);
   pointerArg('cublasSsyrk_v2_64', 'alpha', alpha, true);
@@ -5920,18 +5920,18 @@ let cublasSsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyrkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyrkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasSsyrkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasSsyrkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyrkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSsyrkx', 'k', 'i32', k);
   pointerArg('cublasSsyrkx', 'alpha', alpha, true);
   pointerArg('cublasSsyrkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasSsyrkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSsyrkx', 'lda', 'i32', lda);
   pointerArg('cublasSsyrkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasSsyrkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSsyrkx', 'ldb', 'i32', ldb);
   pointerArg('cublasSsyrkx', 'beta', beta, true);
   pointerArg('cublasSsyrkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasSsyrkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSsyrkx', 'ldc', 'i32', ldc);
   const status = (cublasSsyrkx$c ??= binder.native('cublasSsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrkx', status);
 }
@@ -5939,8 +5939,8 @@ let cublasSsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasSsyrkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasSsyrkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsyrkx_64', 'k', k, true);
   pointerArg('cublasSsyrkx_64', 'alpha', alpha, true);
@@ -5958,15 +5958,15 @@ let cublasStbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStbmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStbmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStbmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasStbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasStbmv', 'k', 'i32', k);
   pointerArg('cublasStbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStbmv', 'lda', 'i32', lda);
   pointerArg('cublasStbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStbmv', 'incx', 'i32', incx);
   const status = (cublasStbmv$c ??= binder.native('cublasStbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbmv', status);
 }
@@ -5974,9 +5974,9 @@ let cublasStbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStbmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStbmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStbmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'k', k, true);
   pointerArg('cublasStbmv_v2_64', 'A', A, true);
@@ -5990,15 +5990,15 @@ let cublasStbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStbsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStbsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStbsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStbsv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasStbsv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStbsv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasStbsv', 'k', 'i32', k);
   pointerArg('cublasStbsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStbsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStbsv', 'lda', 'i32', lda);
   pointerArg('cublasStbsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStbsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStbsv', 'incx', 'i32', incx);
   const status = (cublasStbsv$c ??= binder.native('cublasStbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbsv', status);
 }
@@ -6006,9 +6006,9 @@ let cublasStbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStbsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStbsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStbsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'k', k, true);
   pointerArg('cublasStbsv_v2_64', 'A', A, true);
@@ -6022,13 +6022,13 @@ let cublasStpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStpmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStpmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStpmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStpmv', 'n', 'i32', n_);
   pointerArg('cublasStpmv', 'AP', AP, true);
   pointerArg('cublasStpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStpmv', 'incx', 'i32', incx);
   const status = (cublasStpmv$c ??= binder.native('cublasStpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasStpmv', status);
 }
@@ -6036,9 +6036,9 @@ let cublasStpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStpmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStpmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStpmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStpmv_v2_64', 'n', n_, true);
   pointerArg('cublasStpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasStpmv_v2_64', 'x', x, true);
@@ -6050,13 +6050,13 @@ let cublasStpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStpsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStpsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStpsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStpsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStpsv', 'n', 'i32', n_);
   pointerArg('cublasStpsv', 'AP', AP, true);
   pointerArg('cublasStpsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStpsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStpsv', 'incx', 'i32', incx);
   const status = (cublasStpsv$c ??= binder.native('cublasStpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasStpsv', status);
 }
@@ -6064,9 +6064,9 @@ let cublasStpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStpsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStpsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStpsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStpsv_v2_64', 'n', n_, true);
   pointerArg('cublasStpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasStpsv_v2_64', 'x', x, true);
@@ -6078,11 +6078,11 @@ let cublasStpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStpttr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasStpttr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpttr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStpttr', 'n', 'i32', n_);
   pointerArg('cublasStpttr', 'AP', AP, true);
   pointerArg('cublasStpttr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStpttr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStpttr', 'lda', 'i32', lda);
   const status = (cublasStpttr$c ??= binder.native('cublasStpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasStpttr', status);
 }
@@ -6090,19 +6090,19 @@ let cublasStrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrmm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrmm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrmm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrmm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasStrmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasStrmm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrmm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasStrmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrmm', 'n', 'i32', n_);
   pointerArg('cublasStrmm', 'alpha', alpha, true);
   pointerArg('cublasStrmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrmm', 'lda', 'i32', lda);
   pointerArg('cublasStrmm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasStrmm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasStrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasStrmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasStrmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasStrmm', 'ldc', 'i32', ldc);
   const status = (cublasStrmm$c ??= binder.native('cublasStrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasStrmm', status);
 }
@@ -6110,10 +6110,10 @@ let cublasStrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrmm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrmm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrmm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrmm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrmm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'n', n_, true);
   pointerArg('cublasStrmm_v2_64', 'alpha', alpha, true);
@@ -6130,14 +6130,14 @@ let cublasStrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStrmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStrmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrmv', 'n', 'i32', n_);
   pointerArg('cublasStrmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrmv', 'lda', 'i32', lda);
   pointerArg('cublasStrmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStrmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStrmv', 'incx', 'i32', incx);
   const status = (cublasStrmv$c ??= binder.native('cublasStrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrmv', status);
 }
@@ -6145,9 +6145,9 @@ let cublasStrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStrmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrmv_v2_64', 'n', n_, true);
   pointerArg('cublasStrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStrmv_v2_64', 'lda', lda, true);
@@ -6160,17 +6160,17 @@ let cublasStrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrsm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasStrsm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasStrsm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasStrsm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrsm', 'n', 'i32', n_);
   pointerArg('cublasStrsm', 'alpha', alpha, true);
   pointerArg('cublasStrsm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrsm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrsm', 'lda', 'i32', lda);
   pointerArg('cublasStrsm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasStrsm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasStrsm', 'ldb', 'i32', ldb);
   const status = (cublasStrsm$c ??= binder.native('cublasStrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasStrsm', status);
 }
@@ -6178,18 +6178,18 @@ let cublasStrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsmBatched', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrsmBatched', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsmBatched', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsmBatched', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsmBatched', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasStrsmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasStrsmBatched', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsmBatched', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsmBatched', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsmBatched', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsmBatched', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasStrsmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrsmBatched', 'n', 'i32', n_);
   pointerArg('cublasStrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasStrsmBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrsmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasStrsmBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasStrsmBatched', 'ldb', 'i32', ldb);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasStrsmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasStrsmBatched', 'ldb', 'i32', ldb);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasStrsmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasStrsmBatched$c ??= binder.native('cublasStrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasStrsmBatched', status);
 }
@@ -6197,10 +6197,10 @@ let cublasStrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const *A, int64_t lda, float *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrsmBatched_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsmBatched_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsmBatched_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsmBatched_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsmBatched_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsmBatched_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsmBatched_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasStrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrsmBatched_64', 'n', n_, true);
   pointerArg('cublasStrsmBatched_64', 'alpha', alpha, true);
@@ -6216,10 +6216,10 @@ let cublasStrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasStrsm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasStrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrsm_v2_64', 'n', n_, true);
   pointerArg('cublasStrsm_v2_64', 'alpha', alpha, true);
@@ -6234,14 +6234,14 @@ let cublasStrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasStrsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrsv', 'n', 'i32', n_);
   pointerArg('cublasStrsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrsv', 'lda', 'i32', lda);
   pointerArg('cublasStrsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasStrsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasStrsv', 'incx', 'i32', incx);
   const status = (cublasStrsv$c ??= binder.native('cublasStrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrsv', status);
 }
@@ -6249,9 +6249,9 @@ let cublasStrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStrsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasStrsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasStrsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrsv_v2_64', 'n', n_, true);
   pointerArg('cublasStrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStrsv_v2_64', 'lda', lda, true);
@@ -6264,10 +6264,10 @@ let cublasStrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasStrttp', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrttp', 'n', 'i32', n_);
   pointerArg('cublasStrttp', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasStrttp', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasStrttp', 'lda', 'i32', lda);
   pointerArg('cublasStrttp', 'AP', AP, true);
   const status = (cublasStrttp$c ??= binder.native('cublasStrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasStrttp', status);
@@ -6276,13 +6276,13 @@ let cublasSwapEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
   pointerArg('cublasSwapEx', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasSwapEx', 'xType', 'i32', xType);
-  if ((incx | 0) !== incx) throw intError('cublasSwapEx', 'incx', 'i32', incx);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasSwapEx', 'xType', 'i32', xType);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSwapEx', 'incx', 'i32', incx);
   pointerArg('cublasSwapEx', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasSwapEx', 'yType', 'i32', yType);
-  if ((incy | 0) !== incy) throw intError('cublasSwapEx', 'incy', 'i32', incy);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasSwapEx', 'yType', 'i32', yType);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSwapEx', 'incy', 'i32', incy);
   const status = (cublasSwapEx$c ??= binder.native('cublasSwapEx'))(handle, n_, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasSwapEx', status);
 }
@@ -6292,10 +6292,10 @@ export function cublasSwapEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSwapEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSwapEx_64', 'n', n_, true);
   pointerArg('cublasSwapEx_64', 'x', x, true);
-  if ((xType | 0) !== xType) throw intError('cublasSwapEx_64', 'xType', 'i32', xType);
+  if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasSwapEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSwapEx_64', 'incx', incx, true);
   pointerArg('cublasSwapEx_64', 'y', y, true);
-  if ((yType | 0) !== yType) throw intError('cublasSwapEx_64', 'yType', 'i32', yType);
+  if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasSwapEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSwapEx_64', 'incy', incy, true);
   const status = (cublasSwapEx_64$c ??= binder.native('cublasSwapEx_64'))(handle, n_, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasSwapEx_64', status);
@@ -6304,23 +6304,23 @@ let cublasUint8gemmBias$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, A_bias: number, lda: number, B: T.Pointer, B_bias: number, ldb: number, C: T.Pointer, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasUint8gemmBias', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasUint8gemmBias', 'transb', 'i32', transb);
-  if ((transc | 0) !== transc) throw intError('cublasUint8gemmBias', 'transc', 'i32', transc);
-  if ((m | 0) !== m) throw intError('cublasUint8gemmBias', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasUint8gemmBias', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasUint8gemmBias', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasUint8gemmBias', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasUint8gemmBias', 'transb', 'i32', transb);
+  if (typeof transc !== 'number' || (transc | 0) !== transc) throw intError('cublasUint8gemmBias', 'transc', 'i32', transc);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasUint8gemmBias', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasUint8gemmBias', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasUint8gemmBias', 'k', 'i32', k);
   pointerArg('cublasUint8gemmBias', 'A', A, true);
-  if ((A_bias | 0) !== A_bias) throw intError('cublasUint8gemmBias', 'A_bias', 'i32', A_bias);
-  if ((lda | 0) !== lda) throw intError('cublasUint8gemmBias', 'lda', 'i32', lda);
+  if (typeof A_bias !== 'number' || (A_bias | 0) !== A_bias) throw intError('cublasUint8gemmBias', 'A_bias', 'i32', A_bias);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasUint8gemmBias', 'lda', 'i32', lda);
   pointerArg('cublasUint8gemmBias', 'B', B, true);
-  if ((B_bias | 0) !== B_bias) throw intError('cublasUint8gemmBias', 'B_bias', 'i32', B_bias);
-  if ((ldb | 0) !== ldb) throw intError('cublasUint8gemmBias', 'ldb', 'i32', ldb);
+  if (typeof B_bias !== 'number' || (B_bias | 0) !== B_bias) throw intError('cublasUint8gemmBias', 'B_bias', 'i32', B_bias);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasUint8gemmBias', 'ldb', 'i32', ldb);
   pointerArg('cublasUint8gemmBias', 'C', C, true);
-  if ((C_bias | 0) !== C_bias) throw intError('cublasUint8gemmBias', 'C_bias', 'i32', C_bias);
-  if ((ldc | 0) !== ldc) throw intError('cublasUint8gemmBias', 'ldc', 'i32', ldc);
-  if ((C_mult | 0) !== C_mult) throw intError('cublasUint8gemmBias', 'C_mult', 'i32', C_mult);
-  if ((C_shift | 0) !== C_shift) throw intError('cublasUint8gemmBias', 'C_shift', 'i32', C_shift);
+  if (typeof C_bias !== 'number' || (C_bias | 0) !== C_bias) throw intError('cublasUint8gemmBias', 'C_bias', 'i32', C_bias);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasUint8gemmBias', 'ldc', 'i32', ldc);
+  if (typeof C_mult !== 'number' || (C_mult | 0) !== C_mult) throw intError('cublasUint8gemmBias', 'C_mult', 'i32', C_mult);
+  if (typeof C_shift !== 'number' || (C_shift | 0) !== C_shift) throw intError('cublasUint8gemmBias', 'C_shift', 'i32', C_shift);
   const status = (cublasUint8gemmBias$c ??= binder.native('cublasUint8gemmBias'))(handle, transa, transb, transc, m, n_, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
   if (status !== 0) throw fail('cublasUint8gemmBias', status);
 }
@@ -6328,7 +6328,7 @@ let cublasXerbla$c: NativeFunction | undefined;
 /** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 12.5 */
 export function cublasXerbla(srName: string, info: number): void {
   if (typeof srName !== 'string') throw argError('cublasXerbla', 'srName', 'a string', srName);
-  if ((info | 0) !== info) throw intError('cublasXerbla', 'info', 'i32', info);
+  if (typeof info !== 'number' || (info | 0) !== info) throw intError('cublasXerbla', 'info', 'i32', info);
   const result = (cublasXerbla$c ??= binder.native('cublasXerbla'))(srName, info);
   return result;
 }
@@ -6336,12 +6336,12 @@ let cublasZaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZaxpy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZaxpy', 'n', 'i32', n_);
   pointerArg('cublasZaxpy', 'alpha', alpha, true);
   pointerArg('cublasZaxpy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZaxpy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZaxpy', 'incx', 'i32', incx);
   pointerArg('cublasZaxpy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZaxpy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZaxpy', 'incy', 'i32', incy);
   const status = (cublasZaxpy$c ??= binder.native('cublasZaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZaxpy', status);
 }
@@ -6362,11 +6362,11 @@ let cublasZcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
   pointerArg('cublasZcopy', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZcopy', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZcopy', 'incx', 'i32', incx);
   pointerArg('cublasZcopy', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZcopy', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZcopy', 'incy', 'i32', incy);
   const status = (cublasZcopy$c ??= binder.native('cublasZcopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZcopy', status);
 }
@@ -6386,15 +6386,15 @@ let cublasZdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
-  if ((m | 0) !== m) throw intError('cublasZdgmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZdgmm', 'n', 'i32', n_);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZdgmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdgmm', 'n', 'i32', n_);
   pointerArg('cublasZdgmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZdgmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZdgmm', 'lda', 'i32', lda);
   pointerArg('cublasZdgmm', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZdgmm', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdgmm', 'incx', 'i32', incx);
   pointerArg('cublasZdgmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZdgmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZdgmm', 'ldc', 'i32', ldc);
   const status = (cublasZdgmm$c ??= binder.native('cublasZdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasZdgmm', status);
 }
@@ -6402,7 +6402,7 @@ let cublasZdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm_64', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cublasZdgmm_64', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdgmm_64', 'n', n_, true);
   pointerArg('cublasZdgmm_64', 'A', A, true);
@@ -6418,11 +6418,11 @@ let cublasZdotc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
   pointerArg('cublasZdotc', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZdotc', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotc', 'incx', 'i32', incx);
   pointerArg('cublasZdotc', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZdotc', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdotc', 'incy', 'i32', incy);
   pointerArg('cublasZdotc', 'result', result_, true);
   const status = (cublasZdotc$c ??= binder.native('cublasZdotc'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotc', status);
@@ -6444,11 +6444,11 @@ let cublasZdotu$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
   pointerArg('cublasZdotu', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZdotu', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotu', 'incx', 'i32', incx);
   pointerArg('cublasZdotu', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZdotu', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdotu', 'incy', 'i32', incy);
   pointerArg('cublasZdotu', 'result', result_, true);
   const status = (cublasZdotu$c ??= binder.native('cublasZdotu'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotu', status);
@@ -6470,11 +6470,11 @@ let cublasZdrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZdrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdrot', 'n', 'i32', n_);
   pointerArg('cublasZdrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZdrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdrot', 'incx', 'i32', incx);
   pointerArg('cublasZdrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZdrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdrot', 'incy', 'i32', incy);
   pointerArg('cublasZdrot', 'c', c, true);
   pointerArg('cublasZdrot', 's', s_, true);
   const status = (cublasZdrot$c ??= binder.native('cublasZdrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -6498,10 +6498,10 @@ let cublasZdscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZdscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZdscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdscal', 'n', 'i32', n_);
   pointerArg('cublasZdscal', 'alpha', alpha, true);
   pointerArg('cublasZdscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZdscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdscal', 'incx', 'i32', incx);
   const status = (cublasZdscal$c ??= binder.native('cublasZdscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasZdscal', status);
 }
@@ -6520,19 +6520,19 @@ let cublasZgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgbmv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgbmv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasZgbmv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgbmv', 'n', 'i32', n_);
-  if ((kl | 0) !== kl) throw intError('cublasZgbmv', 'kl', 'i32', kl);
-  if ((ku | 0) !== ku) throw intError('cublasZgbmv', 'ku', 'i32', ku);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgbmv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgbmv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgbmv', 'n', 'i32', n_);
+  if (typeof kl !== 'number' || (kl | 0) !== kl) throw intError('cublasZgbmv', 'kl', 'i32', kl);
+  if (typeof ku !== 'number' || (ku | 0) !== ku) throw intError('cublasZgbmv', 'ku', 'i32', ku);
   pointerArg('cublasZgbmv', 'alpha', alpha, true);
   pointerArg('cublasZgbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgbmv', 'lda', 'i32', lda);
   pointerArg('cublasZgbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgbmv', 'incx', 'i32', incx);
   pointerArg('cublasZgbmv', 'beta', beta, true);
   pointerArg('cublasZgbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgbmv', 'incy', 'i32', incy);
   const status = (cublasZgbmv$c ??= binder.native('cublasZgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgbmv', status);
 }
@@ -6540,7 +6540,7 @@ let cublasZgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'kl', kl, true);
@@ -6560,18 +6560,18 @@ let cublasZgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeam', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgeam', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgeam', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasZgeam', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgeam', 'n', 'i32', n_);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgeam', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgeam', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeam', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgeam', 'n', 'i32', n_);
   pointerArg('cublasZgeam', 'alpha', alpha, true);
   pointerArg('cublasZgeam', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgeam', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgeam', 'lda', 'i32', lda);
   pointerArg('cublasZgeam', 'beta', beta, true);
   pointerArg('cublasZgeam', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgeam', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasZgeam', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgeam', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgeam', 'ldc', 'i32', ldc);
   const status = (cublasZgeam$c ??= binder.native('cublasZgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZgeam', status);
 }
@@ -6579,8 +6579,8 @@ let cublasZgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeam_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgeam_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgeam_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgeam_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgeam_64', 'n', n_, true);
   pointerArg('cublasZgeam_64', 'alpha', alpha, true);
@@ -6598,17 +6598,17 @@ let cublasZgelsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgelsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgelsBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasZgelsBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgelsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasZgelsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgelsBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgelsBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgelsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasZgelsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasZgelsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgelsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgelsBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgelsBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgelsBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgelsBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasZgelsBatched', 'info', info, true);
   pointerArg('cublasZgelsBatched', 'devInfoArray', devInfoArray, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZgelsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZgelsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZgelsBatched$c ??= binder.native('cublasZgelsBatched'))(handle, trans, m, n_, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasZgelsBatched', status);
 }
@@ -6616,19 +6616,19 @@ let cublasZgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemm', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemm', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasZgemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemm', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZgemm', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemm', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZgemm', 'k', 'i32', k);
   pointerArg('cublasZgemm', 'alpha', alpha, true);
   pointerArg('cublasZgemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemm', 'lda', 'i32', lda);
   pointerArg('cublasZgemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgemm', 'ldb', 'i32', ldb);
   pointerArg('cublasZgemm', 'beta', beta, true);
   pointerArg('cublasZgemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgemm', 'ldc', 'i32', ldc);
   const status = (cublasZgemm$c ??= binder.native('cublasZgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm', status);
 }
@@ -6636,19 +6636,19 @@ let cublasZgemm3m$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemm3m', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemm3m', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasZgemm3m', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemm3m', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZgemm3m', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm3m', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm3m', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemm3m', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemm3m', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZgemm3m', 'k', 'i32', k);
   pointerArg('cublasZgemm3m', 'alpha', alpha, true);
   pointerArg('cublasZgemm3m', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemm3m', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemm3m', 'lda', 'i32', lda);
   pointerArg('cublasZgemm3m', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgemm3m', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgemm3m', 'ldb', 'i32', ldb);
   pointerArg('cublasZgemm3m', 'beta', beta, true);
   pointerArg('cublasZgemm3m', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgemm3m', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgemm3m', 'ldc', 'i32', ldc);
   const status = (cublasZgemm3m$c ??= binder.native('cublasZgemm3m'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm3m', status);
 }
@@ -6656,8 +6656,8 @@ let cublasZgemm3m_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemm3m_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemm3m_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm3m_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm3m_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemm3m_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemm3m_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemm3m_64', 'k', k, true);
@@ -6676,20 +6676,20 @@ let cublasZgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *Barray, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemmBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemmBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasZgemmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemmBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZgemmBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemmBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZgemmBatched', 'k', 'i32', k);
   pointerArg('cublasZgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemmBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgemmBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgemmBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgemmBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasZgemmBatched', 'beta', beta, true);
   pointerArg('cublasZgemmBatched', 'Carray', Carray, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgemmBatched', 'ldc', 'i32', ldc);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasZgemmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgemmBatched', 'ldc', 'i32', ldc);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasZgemmBatched$c ??= binder.native('cublasZgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasZgemmBatched', status);
 }
@@ -6697,8 +6697,8 @@ let cublasZgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *Barray, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemmBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemmBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'k', k, true);
@@ -6718,23 +6718,23 @@ let cublasZgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemmStridedBatched', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemmStridedBatched', 'transb', 'i32', transb);
-  if ((m | 0) !== m) throw intError('cublasZgemmStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemmStridedBatched', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZgemmStridedBatched', 'k', 'i32', k);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmStridedBatched', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmStridedBatched', 'transb', 'i32', transb);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemmStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemmStridedBatched', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZgemmStridedBatched', 'k', 'i32', k);
   pointerArg('cublasZgemmStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemmStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemmStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasZgemmStridedBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgemmStridedBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideB', strideB, true);
   pointerArg('cublasZgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasZgemmStridedBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgemmStridedBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideC', strideC, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasZgemmStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemmStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasZgemmStridedBatched$c ??= binder.native('cublasZgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasZgemmStridedBatched', status);
 }
@@ -6742,8 +6742,8 @@ let cublasZgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemmStridedBatched_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemmStridedBatched_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmStridedBatched_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'k', k, true);
@@ -6766,8 +6766,8 @@ let cublasZgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((transa | 0) !== transa) throw intError('cublasZgemm_v2_64', 'transa', 'i32', transa);
-  if ((transb | 0) !== transb) throw intError('cublasZgemm_v2_64', 'transb', 'i32', transb);
+  if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm_v2_64', 'transa', 'i32', transa);
+  if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'k', k, true);
@@ -6786,17 +6786,17 @@ let cublasZgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemv', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasZgemv', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemv', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemv', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemv', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemv', 'n', 'i32', n_);
   pointerArg('cublasZgemv', 'alpha', alpha, true);
   pointerArg('cublasZgemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemv', 'lda', 'i32', lda);
   pointerArg('cublasZgemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgemv', 'incx', 'i32', incx);
   pointerArg('cublasZgemv', 'beta', beta, true);
   pointerArg('cublasZgemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgemv', 'incy', 'i32', incy);
   const status = (cublasZgemv$c ??= binder.native('cublasZgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgemv', status);
 }
@@ -6804,18 +6804,18 @@ let cublasZgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemvBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasZgemvBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemvBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemvBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemvBatched', 'n', 'i32', n_);
   pointerArg('cublasZgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemvBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgemvBatched', 'xarray', xarray, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgemvBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgemvBatched', 'incx', 'i32', incx);
   pointerArg('cublasZgemvBatched', 'beta', beta, true);
   pointerArg('cublasZgemvBatched', 'yarray', yarray, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgemvBatched', 'incy', 'i32', incy);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasZgemvBatched', 'batchCount', 'i32', batchCount);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgemvBatched', 'incy', 'i32', incy);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemvBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasZgemvBatched$c ??= binder.native('cublasZgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasZgemvBatched', status);
 }
@@ -6823,7 +6823,7 @@ let cublasZgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *xarray, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemvBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'n', n_, true);
   pointerArg('cublasZgemvBatched_64', 'alpha', alpha, true);
@@ -6842,21 +6842,21 @@ let cublasZgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemvStridedBatched', 'trans', 'i32', trans);
-  if ((m | 0) !== m) throw intError('cublasZgemvStridedBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgemvStridedBatched', 'n', 'i32', n_);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvStridedBatched', 'trans', 'i32', trans);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemvStridedBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemvStridedBatched', 'n', 'i32', n_);
   pointerArg('cublasZgemvStridedBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemvStridedBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgemvStridedBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'strideA', strideA, true);
   pointerArg('cublasZgemvStridedBatched', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgemvStridedBatched', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridex', stridex, true);
   pointerArg('cublasZgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasZgemvStridedBatched', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgemvStridedBatched', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridey', stridey, true);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasZgemvStridedBatched', 'batchCount', 'i32', batchCount);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemvStridedBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasZgemvStridedBatched$c ??= binder.native('cublasZgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasZgemvStridedBatched', status);
 }
@@ -6864,7 +6864,7 @@ let cublasZgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemvStridedBatched_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'n', n_, true);
   pointerArg('cublasZgemvStridedBatched_64', 'alpha', alpha, true);
@@ -6886,7 +6886,7 @@ let cublasZgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgemv_v2_64', 'trans', 'i32', trans);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'n', n_, true);
   pointerArg('cublasZgemv_v2_64', 'alpha', alpha, true);
@@ -6904,13 +6904,13 @@ let cublasZgeqrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeqrfBatched', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasZgeqrfBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgeqrfBatched', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeqrfBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgeqrfBatched', 'n', 'i32', n_);
   pointerArg('cublasZgeqrfBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgeqrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgeqrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgeqrfBatched', 'TauArray', TauArray, true);
   pointerArg('cublasZgeqrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZgeqrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZgeqrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZgeqrfBatched$c ??= binder.native('cublasZgeqrfBatched'))(handle, m, n_, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasZgeqrfBatched', status);
 }
@@ -6918,15 +6918,15 @@ let cublasZgerc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgerc', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasZgerc', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgerc', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgerc', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgerc', 'n', 'i32', n_);
   pointerArg('cublasZgerc', 'alpha', alpha, true);
   pointerArg('cublasZgerc', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgerc', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgerc', 'incx', 'i32', incx);
   pointerArg('cublasZgerc', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgerc', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgerc', 'incy', 'i32', incy);
   pointerArg('cublasZgerc', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgerc', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgerc', 'lda', 'i32', lda);
   const status = (cublasZgerc$c ??= binder.native('cublasZgerc'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgerc', status);
 }
@@ -6950,15 +6950,15 @@ let cublasZgeru$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeru', 'handle', handle, true) as typeof handle;
-  if ((m | 0) !== m) throw intError('cublasZgeru', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZgeru', 'n', 'i32', n_);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeru', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgeru', 'n', 'i32', n_);
   pointerArg('cublasZgeru', 'alpha', alpha, true);
   pointerArg('cublasZgeru', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZgeru', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgeru', 'incx', 'i32', incx);
   pointerArg('cublasZgeru', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZgeru', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgeru', 'incy', 'i32', incy);
   pointerArg('cublasZgeru', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgeru', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgeru', 'lda', 'i32', lda);
   const status = (cublasZgeru$c ??= binder.native('cublasZgeru'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgeru', status);
 }
@@ -6982,12 +6982,12 @@ let cublasZgetrfBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgetrfBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZgetrfBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetrfBatched', 'n', 'i32', n_);
   pointerArg('cublasZgetrfBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgetrfBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgetrfBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgetrfBatched', 'P', P, true);
   pointerArg('cublasZgetrfBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZgetrfBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZgetrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZgetrfBatched$c ??= binder.native('cublasZgetrfBatched'))(handle, n_, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasZgetrfBatched', status);
 }
@@ -6995,14 +6995,14 @@ let cublasZgetriBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgetriBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZgetriBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetriBatched', 'n', 'i32', n_);
   pointerArg('cublasZgetriBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgetriBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgetriBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgetriBatched', 'P', P, true);
   pointerArg('cublasZgetriBatched', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZgetriBatched', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgetriBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasZgetriBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZgetriBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZgetriBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZgetriBatched$c ??= binder.native('cublasZgetriBatched'))(handle, n_, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasZgetriBatched', status);
 }
@@ -7010,16 +7010,16 @@ let cublasZgetrsBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgetrsBatched', 'handle', handle, true) as typeof handle;
-  if ((trans | 0) !== trans) throw intError('cublasZgetrsBatched', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZgetrsBatched', 'n', 'i32', n_);
-  if ((nrhs | 0) !== nrhs) throw intError('cublasZgetrsBatched', 'nrhs', 'i32', nrhs);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgetrsBatched', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetrsBatched', 'n', 'i32', n_);
+  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasZgetrsBatched', 'nrhs', 'i32', nrhs);
   pointerArg('cublasZgetrsBatched', 'Aarray', Aarray, true);
-  if ((lda | 0) !== lda) throw intError('cublasZgetrsBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgetrsBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgetrsBatched', 'devIpiv', devIpiv, true);
   pointerArg('cublasZgetrsBatched', 'Barray', Barray, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZgetrsBatched', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgetrsBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasZgetrsBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZgetrsBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZgetrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZgetrsBatched$c ??= binder.native('cublasZgetrsBatched'))(handle, trans, n_, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasZgetrsBatched', status);
 }
@@ -7027,17 +7027,17 @@ let cublasZhbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhbmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZhbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZhbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhbmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZhbmv', 'k', 'i32', k);
   pointerArg('cublasZhbmv', 'alpha', alpha, true);
   pointerArg('cublasZhbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZhbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZhbmv', 'lda', 'i32', lda);
   pointerArg('cublasZhbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZhbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZhbmv', 'incx', 'i32', incx);
   pointerArg('cublasZhbmv', 'beta', beta, true);
   pointerArg('cublasZhbmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZhbmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZhbmv', 'incy', 'i32', incy);
   const status = (cublasZhbmv$c ??= binder.native('cublasZhbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhbmv', status);
 }
@@ -7045,7 +7045,7 @@ let cublasZhbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'k', k, true);
   pointerArg('cublasZhbmv_v2_64', 'alpha', alpha, true);
@@ -7063,18 +7063,18 @@ let cublasZhemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZhemm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZhemm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasZhemm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZhemm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZhemm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhemm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZhemm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhemm', 'n', 'i32', n_);
   pointerArg('cublasZhemm', 'alpha', alpha, true);
   pointerArg('cublasZhemm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZhemm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZhemm', 'lda', 'i32', lda);
   pointerArg('cublasZhemm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZhemm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZhemm', 'ldb', 'i32', ldb);
   pointerArg('cublasZhemm', 'beta', beta, true);
   pointerArg('cublasZhemm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZhemm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZhemm', 'ldc', 'i32', ldc);
   const status = (cublasZhemm$c ??= binder.native('cublasZhemm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZhemm', status);
 }
@@ -7082,8 +7082,8 @@ let cublasZhemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZhemm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZhemm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZhemm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhemm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'n', n_, true);
   pointerArg('cublasZhemm_v2_64', 'alpha', alpha, true);
@@ -7101,16 +7101,16 @@ let cublasZhemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhemv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZhemv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhemv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhemv', 'n', 'i32', n_);
   pointerArg('cublasZhemv', 'alpha', alpha, true);
   pointerArg('cublasZhemv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZhemv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZhemv', 'lda', 'i32', lda);
   pointerArg('cublasZhemv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZhemv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZhemv', 'incx', 'i32', incx);
   pointerArg('cublasZhemv', 'beta', beta, true);
   pointerArg('cublasZhemv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZhemv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZhemv', 'incy', 'i32', incy);
   const status = (cublasZhemv$c ??= binder.native('cublasZhemv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhemv', status);
 }
@@ -7118,7 +7118,7 @@ let cublasZhemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhemv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhemv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhemv_v2_64', 'n', n_, true);
   pointerArg('cublasZhemv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZhemv_v2_64', 'A', A, true);
@@ -7135,13 +7135,13 @@ let cublasZher$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZher', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZher', 'n', 'i32', n_);
   pointerArg('cublasZher', 'alpha', alpha, true);
   pointerArg('cublasZher', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZher', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZher', 'incx', 'i32', incx);
   pointerArg('cublasZher', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZher', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZher', 'lda', 'i32', lda);
   const status = (cublasZher$c ??= binder.native('cublasZher'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZher', status);
 }
@@ -7149,15 +7149,15 @@ let cublasZher2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZher2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZher2', 'n', 'i32', n_);
   pointerArg('cublasZher2', 'alpha', alpha, true);
   pointerArg('cublasZher2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZher2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZher2', 'incx', 'i32', incx);
   pointerArg('cublasZher2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZher2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZher2', 'incy', 'i32', incy);
   pointerArg('cublasZher2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZher2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZher2', 'lda', 'i32', lda);
   const status = (cublasZher2$c ??= binder.native('cublasZher2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZher2', status);
 }
@@ -7165,7 +7165,7 @@ let cublasZher2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher2_v2_64', 'n', n_, true);
   pointerArg('cublasZher2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZher2_v2_64', 'x', x, true);
@@ -7181,18 +7181,18 @@ let cublasZher2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZher2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZher2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZher2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZher2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZher2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZher2k', 'k', 'i32', k);
   pointerArg('cublasZher2k', 'alpha', alpha, true);
   pointerArg('cublasZher2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZher2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZher2k', 'lda', 'i32', lda);
   pointerArg('cublasZher2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZher2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZher2k', 'ldb', 'i32', ldb);
   pointerArg('cublasZher2k', 'beta', beta, true);
   pointerArg('cublasZher2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZher2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZher2k', 'ldc', 'i32', ldc);
   const status = (cublasZher2k$c ??= binder.native('cublasZher2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZher2k', status);
 }
@@ -7200,8 +7200,8 @@ let cublasZher2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZher2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZher2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'k', k, true);
   pointerArg('cublasZher2k_v2_64', 'alpha', alpha, true);
@@ -7219,7 +7219,7 @@ let cublasZher_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZher_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZher_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher_v2_64', 'n', n_, true);
   pointerArg('cublasZher_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZher_v2_64', 'x', x, true);
@@ -7233,16 +7233,16 @@ let cublasZherk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZherk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZherk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZherk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZherk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZherk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZherk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZherk', 'k', 'i32', k);
   pointerArg('cublasZherk', 'alpha', alpha, true);
   pointerArg('cublasZherk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZherk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZherk', 'lda', 'i32', lda);
   pointerArg('cublasZherk', 'beta', beta, true);
   pointerArg('cublasZherk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZherk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZherk', 'ldc', 'i32', ldc);
   const status = (cublasZherk$c ??= binder.native('cublasZherk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherk', status);
 }
@@ -7250,8 +7250,8 @@ let cublasZherk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZherk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZherk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZherk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZherk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZherk_v2_64', 'k', k, true);
   pointerArg('cublasZherk_v2_64', 'alpha', alpha, true);
@@ -7267,18 +7267,18 @@ let cublasZherkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZherkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZherkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZherkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZherkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZherkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZherkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZherkx', 'k', 'i32', k);
   pointerArg('cublasZherkx', 'alpha', alpha, true);
   pointerArg('cublasZherkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZherkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZherkx', 'lda', 'i32', lda);
   pointerArg('cublasZherkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZherkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZherkx', 'ldb', 'i32', ldb);
   pointerArg('cublasZherkx', 'beta', beta, true);
   pointerArg('cublasZherkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZherkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZherkx', 'ldc', 'i32', ldc);
   const status = (cublasZherkx$c ??= binder.native('cublasZherkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherkx', status);
 }
@@ -7286,8 +7286,8 @@ let cublasZherkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZherkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZherkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZherkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZherkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZherkx_64', 'k', k, true);
   pointerArg('cublasZherkx_64', 'alpha', alpha, true);
@@ -7305,15 +7305,15 @@ let cublasZhpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpmv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZhpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpmv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpmv', 'n', 'i32', n_);
   pointerArg('cublasZhpmv', 'alpha', alpha, true);
   pointerArg('cublasZhpmv', 'AP', AP, true);
   pointerArg('cublasZhpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZhpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZhpmv', 'incx', 'i32', incx);
   pointerArg('cublasZhpmv', 'beta', beta, true);
   pointerArg('cublasZhpmv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZhpmv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZhpmv', 'incy', 'i32', incy);
   const status = (cublasZhpmv$c ??= binder.native('cublasZhpmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhpmv', status);
 }
@@ -7321,7 +7321,7 @@ let cublasZhpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'n', n_, true);
   pointerArg('cublasZhpmv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZhpmv_v2_64', 'AP', AP, true);
@@ -7337,11 +7337,11 @@ let cublasZhpr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZhpr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpr', 'n', 'i32', n_);
   pointerArg('cublasZhpr', 'alpha', alpha, true);
   pointerArg('cublasZhpr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZhpr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZhpr', 'incx', 'i32', incx);
   pointerArg('cublasZhpr', 'AP', AP, true);
   const status = (cublasZhpr$c ??= binder.native('cublasZhpr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasZhpr', status);
@@ -7350,13 +7350,13 @@ let cublasZhpr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZhpr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpr2', 'n', 'i32', n_);
   pointerArg('cublasZhpr2', 'alpha', alpha, true);
   pointerArg('cublasZhpr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZhpr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZhpr2', 'incx', 'i32', incx);
   pointerArg('cublasZhpr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZhpr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZhpr2', 'incy', 'i32', incy);
   pointerArg('cublasZhpr2', 'AP', AP, true);
   const status = (cublasZhpr2$c ??= binder.native('cublasZhpr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasZhpr2', status);
@@ -7365,7 +7365,7 @@ let cublasZhpr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'n', n_, true);
   pointerArg('cublasZhpr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZhpr2_v2_64', 'x', x, true);
@@ -7380,7 +7380,7 @@ let cublasZhpr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZhpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZhpr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr_v2_64', 'n', n_, true);
   pointerArg('cublasZhpr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZhpr_v2_64', 'x', x, true);
@@ -7393,13 +7393,13 @@ let cublasZmatinvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZmatinvBatched', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZmatinvBatched', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZmatinvBatched', 'n', 'i32', n_);
   pointerArg('cublasZmatinvBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZmatinvBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZmatinvBatched', 'lda', 'i32', lda);
   pointerArg('cublasZmatinvBatched', 'Ainv', Ainv, true);
-  if ((lda_inv | 0) !== lda_inv) throw intError('cublasZmatinvBatched', 'lda_inv', 'i32', lda_inv);
+  if (typeof lda_inv !== 'number' || (lda_inv | 0) !== lda_inv) throw intError('cublasZmatinvBatched', 'lda_inv', 'i32', lda_inv);
   pointerArg('cublasZmatinvBatched', 'info', info, true);
-  if ((batchSize | 0) !== batchSize) throw intError('cublasZmatinvBatched', 'batchSize', 'i32', batchSize);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasZmatinvBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasZmatinvBatched$c ??= binder.native('cublasZmatinvBatched'))(handle, n_, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasZmatinvBatched', status);
 }
@@ -7407,11 +7407,11 @@ let cublasZrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZrot', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZrot', 'n', 'i32', n_);
   pointerArg('cublasZrot', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZrot', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZrot', 'incx', 'i32', incx);
   pointerArg('cublasZrot', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZrot', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZrot', 'incy', 'i32', incy);
   pointerArg('cublasZrot', 'c', c, true);
   pointerArg('cublasZrot', 's', s_, true);
   const status = (cublasZrot$c ??= binder.native('cublasZrot'))(handle, n_, x, incx, y, incy, c, s_);
@@ -7446,10 +7446,10 @@ let cublasZscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZscal', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZscal', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZscal', 'n', 'i32', n_);
   pointerArg('cublasZscal', 'alpha', alpha, true);
   pointerArg('cublasZscal', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZscal', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZscal', 'incx', 'i32', incx);
   const status = (cublasZscal$c ??= binder.native('cublasZscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasZscal', status);
 }
@@ -7468,11 +7468,11 @@ let cublasZswap$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZswap(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZswap', 'handle', handle, true) as typeof handle;
-  if ((n_ | 0) !== n_) throw intError('cublasZswap', 'n', 'i32', n_);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZswap', 'n', 'i32', n_);
   pointerArg('cublasZswap', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZswap', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZswap', 'incx', 'i32', incx);
   pointerArg('cublasZswap', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZswap', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZswap', 'incy', 'i32', incy);
   const status = (cublasZswap$c ??= binder.native('cublasZswap'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZswap', status);
 }
@@ -7492,18 +7492,18 @@ let cublasZsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZsymm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZsymm', 'uplo', 'i32', uplo);
-  if ((m | 0) !== m) throw intError('cublasZsymm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZsymm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZsymm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymm', 'uplo', 'i32', uplo);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZsymm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsymm', 'n', 'i32', n_);
   pointerArg('cublasZsymm', 'alpha', alpha, true);
   pointerArg('cublasZsymm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsymm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsymm', 'lda', 'i32', lda);
   pointerArg('cublasZsymm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZsymm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZsymm', 'ldb', 'i32', ldb);
   pointerArg('cublasZsymm', 'beta', beta, true);
   pointerArg('cublasZsymm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZsymm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZsymm', 'ldc', 'i32', ldc);
   const status = (cublasZsymm$c ??= binder.native('cublasZsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsymm', status);
 }
@@ -7511,8 +7511,8 @@ let cublasZsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZsymm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZsymm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZsymm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'n', n_, true);
   pointerArg('cublasZsymm_v2_64', 'alpha', alpha, true);
@@ -7530,16 +7530,16 @@ let cublasZsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsymv', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZsymv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymv', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsymv', 'n', 'i32', n_);
   pointerArg('cublasZsymv', 'alpha', alpha, true);
   pointerArg('cublasZsymv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsymv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsymv', 'lda', 'i32', lda);
   pointerArg('cublasZsymv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZsymv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZsymv', 'incx', 'i32', incx);
   pointerArg('cublasZsymv', 'beta', beta, true);
   pointerArg('cublasZsymv', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZsymv', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZsymv', 'incy', 'i32', incy);
   const status = (cublasZsymv$c ??= binder.native('cublasZsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZsymv', status);
 }
@@ -7547,7 +7547,7 @@ let cublasZsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsymv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsymv_v2_64', 'n', n_, true);
   pointerArg('cublasZsymv_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZsymv_v2_64', 'A', A, true);
@@ -7564,13 +7564,13 @@ let cublasZsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZsyr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr', 'n', 'i32', n_);
   pointerArg('cublasZsyr', 'alpha', alpha, true);
   pointerArg('cublasZsyr', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZsyr', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZsyr', 'incx', 'i32', incx);
   pointerArg('cublasZsyr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsyr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsyr', 'lda', 'i32', lda);
   const status = (cublasZsyr$c ??= binder.native('cublasZsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZsyr', status);
 }
@@ -7578,15 +7578,15 @@ let cublasZsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr2', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZsyr2', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2', 'n', 'i32', n_);
   pointerArg('cublasZsyr2', 'alpha', alpha, true);
   pointerArg('cublasZsyr2', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZsyr2', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZsyr2', 'incx', 'i32', incx);
   pointerArg('cublasZsyr2', 'y', y, true);
-  if ((incy | 0) !== incy) throw intError('cublasZsyr2', 'incy', 'i32', incy);
+  if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZsyr2', 'incy', 'i32', incy);
   pointerArg('cublasZsyr2', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsyr2', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsyr2', 'lda', 'i32', lda);
   const status = (cublasZsyr2$c ??= binder.native('cublasZsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZsyr2', status);
 }
@@ -7594,7 +7594,7 @@ let cublasZsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr2_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'n', n_, true);
   pointerArg('cublasZsyr2_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZsyr2_v2_64', 'x', x, true);
@@ -7610,18 +7610,18 @@ let cublasZsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr2k', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyr2k', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZsyr2k', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZsyr2k', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2k', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyr2k', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2k', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZsyr2k', 'k', 'i32', k);
   pointerArg('cublasZsyr2k', 'alpha', alpha, true);
   pointerArg('cublasZsyr2k', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsyr2k', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsyr2k', 'lda', 'i32', lda);
   pointerArg('cublasZsyr2k', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZsyr2k', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZsyr2k', 'ldb', 'i32', ldb);
   pointerArg('cublasZsyr2k', 'beta', beta, true);
   pointerArg('cublasZsyr2k', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZsyr2k', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZsyr2k', 'ldc', 'i32', ldc);
   const status = (cublasZsyr2k$c ??= binder.native('cublasZsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyr2k', status);
 }
@@ -7629,8 +7629,8 @@ let cublasZsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr2k_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyr2k_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2k_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'k', k, true);
   pointerArg('cublasZsyr2k_v2_64', 'alpha', alpha, true);
@@ -7648,7 +7648,7 @@ let cublasZsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyr_v2_64', 'uplo', 'i32', uplo);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'n', n_, true);
   pointerArg('cublasZsyr_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZsyr_v2_64', 'x', x, true);
@@ -7662,16 +7662,16 @@ let cublasZsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyrk', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyrk', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZsyrk', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZsyrk', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrk', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrk', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyrk', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZsyrk', 'k', 'i32', k);
   pointerArg('cublasZsyrk', 'alpha', alpha, true);
   pointerArg('cublasZsyrk', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsyrk', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsyrk', 'lda', 'i32', lda);
   pointerArg('cublasZsyrk', 'beta', beta, true);
   pointerArg('cublasZsyrk', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZsyrk', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZsyrk', 'ldc', 'i32', ldc);
   const status = (cublasZsyrk$c ??= binder.native('cublasZsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrk', status);
 }
@@ -7679,8 +7679,8 @@ let cublasZsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyrk_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyrk_v2_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrk_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'k', k, true);
   pointerArg('cublasZsyrk_v2_64', 'alpha', alpha, true);
@@ -7696,18 +7696,18 @@ let cublasZsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrkx', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyrkx', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyrkx', 'trans', 'i32', trans);
-  if ((n_ | 0) !== n_) throw intError('cublasZsyrkx', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZsyrkx', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrkx', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrkx', 'trans', 'i32', trans);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyrkx', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZsyrkx', 'k', 'i32', k);
   pointerArg('cublasZsyrkx', 'alpha', alpha, true);
   pointerArg('cublasZsyrkx', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZsyrkx', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZsyrkx', 'lda', 'i32', lda);
   pointerArg('cublasZsyrkx', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZsyrkx', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZsyrkx', 'ldb', 'i32', ldb);
   pointerArg('cublasZsyrkx', 'beta', beta, true);
   pointerArg('cublasZsyrkx', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZsyrkx', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZsyrkx', 'ldc', 'i32', ldc);
   const status = (cublasZsyrkx$c ??= binder.native('cublasZsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrkx', status);
 }
@@ -7715,8 +7715,8 @@ let cublasZsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrkx_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZsyrkx_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZsyrkx_64', 'trans', 'i32', trans);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrkx_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyrkx_64', 'k', k, true);
   pointerArg('cublasZsyrkx_64', 'alpha', alpha, true);
@@ -7734,15 +7734,15 @@ let cublasZtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtbmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtbmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtbmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtbmv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZtbmv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtbmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtbmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtbmv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZtbmv', 'k', 'i32', k);
   pointerArg('cublasZtbmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtbmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtbmv', 'lda', 'i32', lda);
   pointerArg('cublasZtbmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtbmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtbmv', 'incx', 'i32', incx);
   const status = (cublasZtbmv$c ??= binder.native('cublasZtbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbmv', status);
 }
@@ -7750,9 +7750,9 @@ let cublasZtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtbmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtbmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtbmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtbmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'k', k, true);
   pointerArg('cublasZtbmv_v2_64', 'A', A, true);
@@ -7766,15 +7766,15 @@ let cublasZtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtbsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtbsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtbsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtbsv', 'n', 'i32', n_);
-  if ((k | 0) !== k) throw intError('cublasZtbsv', 'k', 'i32', k);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtbsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtbsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtbsv', 'n', 'i32', n_);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasZtbsv', 'k', 'i32', k);
   pointerArg('cublasZtbsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtbsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtbsv', 'lda', 'i32', lda);
   pointerArg('cublasZtbsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtbsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtbsv', 'incx', 'i32', incx);
   const status = (cublasZtbsv$c ??= binder.native('cublasZtbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbsv', status);
 }
@@ -7782,9 +7782,9 @@ let cublasZtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtbsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtbsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtbsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtbsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'k', k, true);
   pointerArg('cublasZtbsv_v2_64', 'A', A, true);
@@ -7798,13 +7798,13 @@ let cublasZtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtpmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtpmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtpmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtpmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtpmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtpmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtpmv', 'n', 'i32', n_);
   pointerArg('cublasZtpmv', 'AP', AP, true);
   pointerArg('cublasZtpmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtpmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtpmv', 'incx', 'i32', incx);
   const status = (cublasZtpmv$c ??= binder.native('cublasZtpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpmv', status);
 }
@@ -7812,9 +7812,9 @@ let cublasZtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtpmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtpmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtpmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtpmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtpmv_v2_64', 'n', n_, true);
   pointerArg('cublasZtpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasZtpmv_v2_64', 'x', x, true);
@@ -7826,13 +7826,13 @@ let cublasZtpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtpsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtpsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtpsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtpsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtpsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtpsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtpsv', 'n', 'i32', n_);
   pointerArg('cublasZtpsv', 'AP', AP, true);
   pointerArg('cublasZtpsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtpsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtpsv', 'incx', 'i32', incx);
   const status = (cublasZtpsv$c ??= binder.native('cublasZtpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpsv', status);
 }
@@ -7840,9 +7840,9 @@ let cublasZtpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtpsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtpsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtpsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtpsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtpsv_v2_64', 'n', n_, true);
   pointerArg('cublasZtpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasZtpsv_v2_64', 'x', x, true);
@@ -7854,11 +7854,11 @@ let cublasZtpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpttr', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtpttr', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZtpttr', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpttr', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtpttr', 'n', 'i32', n_);
   pointerArg('cublasZtpttr', 'AP', AP, true);
   pointerArg('cublasZtpttr', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtpttr', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtpttr', 'lda', 'i32', lda);
   const status = (cublasZtpttr$c ??= binder.native('cublasZtpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasZtpttr', status);
 }
@@ -7866,19 +7866,19 @@ let cublasZtrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrmm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrmm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrmm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrmm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasZtrmm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrmm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrmm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrmm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrmm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZtrmm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrmm', 'n', 'i32', n_);
   pointerArg('cublasZtrmm', 'alpha', alpha, true);
   pointerArg('cublasZtrmm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrmm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrmm', 'lda', 'i32', lda);
   pointerArg('cublasZtrmm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZtrmm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZtrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasZtrmm', 'C', C, true);
-  if ((ldc | 0) !== ldc) throw intError('cublasZtrmm', 'ldc', 'i32', ldc);
+  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZtrmm', 'ldc', 'i32', ldc);
   const status = (cublasZtrmm$c ??= binder.native('cublasZtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZtrmm', status);
 }
@@ -7886,10 +7886,10 @@ let cublasZtrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrmm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrmm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrmm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrmm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrmm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrmm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'n', n_, true);
   pointerArg('cublasZtrmm_v2_64', 'alpha', alpha, true);
@@ -7906,14 +7906,14 @@ let cublasZtrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrmv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrmv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrmv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrmv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrmv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrmv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrmv', 'n', 'i32', n_);
   pointerArg('cublasZtrmv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrmv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrmv', 'lda', 'i32', lda);
   pointerArg('cublasZtrmv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtrmv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtrmv', 'incx', 'i32', incx);
   const status = (cublasZtrmv$c ??= binder.native('cublasZtrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrmv', status);
 }
@@ -7921,9 +7921,9 @@ let cublasZtrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrmv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrmv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrmv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrmv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrmv_v2_64', 'n', n_, true);
   pointerArg('cublasZtrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrmv_v2_64', 'lda', lda, true);
@@ -7936,17 +7936,17 @@ let cublasZtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsm', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrsm', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsm', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsm', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsm', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasZtrsm', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrsm', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsm', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsm', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsm', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsm', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZtrsm', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsm', 'n', 'i32', n_);
   pointerArg('cublasZtrsm', 'alpha', alpha, true);
   pointerArg('cublasZtrsm', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrsm', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsm', 'lda', 'i32', lda);
   pointerArg('cublasZtrsm', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZtrsm', 'ldb', 'i32', ldb);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZtrsm', 'ldb', 'i32', ldb);
   const status = (cublasZtrsm$c ??= binder.native('cublasZtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasZtrsm', status);
 }
@@ -7954,18 +7954,18 @@ let cublasZtrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsmBatched', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrsmBatched', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsmBatched', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsmBatched', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsmBatched', 'diag', 'i32', diag);
-  if ((m | 0) !== m) throw intError('cublasZtrsmBatched', 'm', 'i32', m);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrsmBatched', 'n', 'i32', n_);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsmBatched', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsmBatched', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsmBatched', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsmBatched', 'diag', 'i32', diag);
+  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZtrsmBatched', 'm', 'i32', m);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsmBatched', 'n', 'i32', n_);
   pointerArg('cublasZtrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasZtrsmBatched', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrsmBatched', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasZtrsmBatched', 'B', B, true);
-  if ((ldb | 0) !== ldb) throw intError('cublasZtrsmBatched', 'ldb', 'i32', ldb);
-  if ((batchCount | 0) !== batchCount) throw intError('cublasZtrsmBatched', 'batchCount', 'i32', batchCount);
+  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZtrsmBatched', 'ldb', 'i32', ldb);
+  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZtrsmBatched', 'batchCount', 'i32', batchCount);
   const status = (cublasZtrsmBatched$c ??= binder.native('cublasZtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasZtrsmBatched', status);
 }
@@ -7973,10 +7973,10 @@ let cublasZtrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int64_t lda, cuDoubleComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsmBatched_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrsmBatched_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsmBatched_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsmBatched_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsmBatched_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsmBatched_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsmBatched_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsmBatched_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'n', n_, true);
   pointerArg('cublasZtrsmBatched_64', 'alpha', alpha, true);
@@ -7992,10 +7992,10 @@ let cublasZtrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsm_v2_64', 'handle', handle, true) as typeof handle;
-  if ((side | 0) !== side) throw intError('cublasZtrsm_v2_64', 'side', 'i32', side);
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsm_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsm_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsm_v2_64', 'diag', 'i32', diag);
+  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsm_v2_64', 'side', 'i32', side);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsm_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsm_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'n', n_, true);
   pointerArg('cublasZtrsm_v2_64', 'alpha', alpha, true);
@@ -8010,14 +8010,14 @@ let cublasZtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsv', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsv', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsv', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsv', 'diag', 'i32', diag);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrsv', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsv', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsv', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsv', 'diag', 'i32', diag);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsv', 'n', 'i32', n_);
   pointerArg('cublasZtrsv', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrsv', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsv', 'lda', 'i32', lda);
   pointerArg('cublasZtrsv', 'x', x, true);
-  if ((incx | 0) !== incx) throw intError('cublasZtrsv', 'incx', 'i32', incx);
+  if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtrsv', 'incx', 'i32', incx);
   const status = (cublasZtrsv$c ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrsv', status);
 }
@@ -8025,9 +8025,9 @@ let cublasZtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsv_v2_64', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrsv_v2_64', 'uplo', 'i32', uplo);
-  if ((trans | 0) !== trans) throw intError('cublasZtrsv_v2_64', 'trans', 'i32', trans);
-  if ((diag | 0) !== diag) throw intError('cublasZtrsv_v2_64', 'diag', 'i32', diag);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsv_v2_64', 'uplo', 'i32', uplo);
+  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsv_v2_64', 'trans', 'i32', trans);
+  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsv_v2_64', 'n', n_, true);
   pointerArg('cublasZtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrsv_v2_64', 'lda', lda, true);
@@ -8040,10 +8040,10 @@ let cublasZtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
-  if ((uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);
-  if ((n_ | 0) !== n_) throw intError('cublasZtrttp', 'n', 'i32', n_);
+  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrttp', 'n', 'i32', n_);
   pointerArg('cublasZtrttp', 'A', A, true);
-  if ((lda | 0) !== lda) throw intError('cublasZtrttp', 'lda', 'i32', lda);
+  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrttp', 'lda', 'i32', lda);
   pointerArg('cublasZtrttp', 'AP', AP, true);
   const status = (cublasZtrttp$c ??= binder.native('cublasZtrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasZtrttp', status);

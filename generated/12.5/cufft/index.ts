@@ -40,7 +40,7 @@ export function cufftCreate(): number {
 let cufftDestroy$c: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftDestroy(plan: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftDestroy', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftDestroy', 'plan', 'i32', plan);
   const status = (cufftDestroy$c ??= binder.native('cufftDestroy'))(plan);
   if (status !== 0) throw fail('cufftDestroy', status);
 }
@@ -49,9 +49,9 @@ let cufftEstimate1d$c: NativeFunction | undefined;
 /** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftEstimate1d$ ??= new Scratch(1));
-  if ((nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
-  if ((type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftEstimate1d', 'batch', 'i32', batch);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimate1d', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftEstimate1d$c ??= binder.native('cufftEstimate1d'))(nx, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftEstimate1d', status);
@@ -62,9 +62,9 @@ let cufftEstimate2d$c: NativeFunction | undefined;
 /** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftEstimate2d$ ??= new Scratch(1));
-  if ((nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
-  if ((type | 0) !== type) throw intError('cufftEstimate2d', 'type', 'i32', type);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate2d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftEstimate2d$c ??= binder.native('cufftEstimate2d'))(nx, ny, type, s.slot(0));
   if (status !== 0) throw fail('cufftEstimate2d', status);
@@ -75,10 +75,10 @@ let cufftEstimate3d$c: NativeFunction | undefined;
 /** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftEstimate3d$ ??= new Scratch(1));
-  if ((nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
-  if ((nz | 0) !== nz) throw intError('cufftEstimate3d', 'nz', 'i32', nz);
-  if ((type | 0) !== type) throw intError('cufftEstimate3d', 'type', 'i32', type);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
+  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftEstimate3d', 'nz', 'i32', nz);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate3d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftEstimate3d$c ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s.slot(0));
   if (status !== 0) throw fail('cufftEstimate3d', status);
@@ -89,16 +89,16 @@ let cufftEstimateMany$c: NativeFunction | undefined;
 /** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftEstimateMany$ ??= new Scratch(1));
-  if ((rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
   pointerArg('cufftEstimateMany', 'n', n_, true);
   pointerArg('cufftEstimateMany', 'inembed', inembed, true);
-  if ((istride | 0) !== istride) throw intError('cufftEstimateMany', 'istride', 'i32', istride);
-  if ((idist | 0) !== idist) throw intError('cufftEstimateMany', 'idist', 'i32', idist);
+  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftEstimateMany', 'istride', 'i32', istride);
+  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftEstimateMany', 'idist', 'i32', idist);
   pointerArg('cufftEstimateMany', 'onembed', onembed, true);
-  if ((ostride | 0) !== ostride) throw intError('cufftEstimateMany', 'ostride', 'i32', ostride);
-  if ((odist | 0) !== odist) throw intError('cufftEstimateMany', 'odist', 'i32', odist);
-  if ((type | 0) !== type) throw intError('cufftEstimateMany', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftEstimateMany', 'batch', 'i32', batch);
+  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftEstimateMany', 'ostride', 'i32', ostride);
+  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftEstimateMany', 'odist', 'i32', odist);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimateMany', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimateMany', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftEstimateMany$c ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftEstimateMany', status);
@@ -107,17 +107,17 @@ export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointe
 let cufftExecC2C$c: NativeFunction | undefined;
 /** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecC2C', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2C', 'plan', 'i32', plan);
   pointerArg('cufftExecC2C', 'idata', idata, true);
   pointerArg('cufftExecC2C', 'odata', odata, true);
-  if ((direction | 0) !== direction) throw intError('cufftExecC2C', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftExecC2C', 'direction', 'i32', direction);
   const status = (cufftExecC2C$c ??= binder.native('cufftExecC2C'))(plan, idata, odata, direction);
   if (status !== 0) throw fail('cufftExecC2C', status);
 }
 let cufftExecC2R$c: NativeFunction | undefined;
 /** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecC2R', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2R', 'plan', 'i32', plan);
   pointerArg('cufftExecC2R', 'idata', idata, true);
   pointerArg('cufftExecC2R', 'odata', odata, true);
   const status = (cufftExecC2R$c ??= binder.native('cufftExecC2R'))(plan, idata, odata);
@@ -126,7 +126,7 @@ export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecD2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecD2Z', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecD2Z', 'plan', 'i32', plan);
   pointerArg('cufftExecD2Z', 'idata', idata, true);
   pointerArg('cufftExecD2Z', 'odata', odata, true);
   const status = (cufftExecD2Z$c ??= binder.native('cufftExecD2Z'))(plan, idata, odata);
@@ -135,7 +135,7 @@ export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecR2C$c: NativeFunction | undefined;
 /** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecR2C', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecR2C', 'plan', 'i32', plan);
   pointerArg('cufftExecR2C', 'idata', idata, true);
   pointerArg('cufftExecR2C', 'odata', odata, true);
   const status = (cufftExecR2C$c ??= binder.native('cufftExecR2C'))(plan, idata, odata);
@@ -144,7 +144,7 @@ export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecZ2D$c: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecZ2D', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2D', 'plan', 'i32', plan);
   pointerArg('cufftExecZ2D', 'idata', idata, true);
   pointerArg('cufftExecZ2D', 'odata', odata, true);
   const status = (cufftExecZ2D$c ??= binder.native('cufftExecZ2D'))(plan, idata, odata);
@@ -153,18 +153,18 @@ export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecZ2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftExecZ2Z(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftExecZ2Z', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2Z', 'plan', 'i32', plan);
   pointerArg('cufftExecZ2Z', 'idata', idata, true);
   pointerArg('cufftExecZ2Z', 'odata', odata, true);
-  if ((direction | 0) !== direction) throw intError('cufftExecZ2Z', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftExecZ2Z', 'direction', 'i32', direction);
   const status = (cufftExecZ2Z$c ??= binder.native('cufftExecZ2Z'))(plan, idata, odata, direction);
   if (status !== 0) throw fail('cufftExecZ2Z', status);
 }
 let cufftGetPlanPropertyInt64$c: NativeFunction | undefined;
 /** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty, returnPtrValue: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
-  if ((property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
+  if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
   pointerArg('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, true);
   const status = (cufftGetPlanPropertyInt64$c ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
   if (status !== 0) throw fail('cufftGetPlanPropertyInt64', status);
@@ -174,7 +174,7 @@ let cufftGetProperty$c: NativeFunction | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 Returns `value`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetProperty(type: T.libraryPropertyType): number {
   const s = (cufftGetProperty$ ??= new Scratch(1));
-  if ((type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftGetProperty$c ??= binder.native('cufftGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cufftGetProperty', status);
@@ -185,7 +185,7 @@ let cufftGetSize$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSize(handle: number): number {
   const s = (cufftGetSize$ ??= new Scratch(1));
-  if ((handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
   s.u64[0] = 0n;
   const status = (cufftGetSize$c ??= binder.native('cufftGetSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('cufftGetSize', status);
@@ -196,10 +196,10 @@ let cufftGetSize1d$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftGetSize1d$ ??= new Scratch(1));
-  if ((handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
-  if ((nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
-  if ((type | 0) !== type) throw intError('cufftGetSize1d', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftGetSize1d', 'batch', 'i32', batch);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize1d', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSize1d', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftGetSize1d$c ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftGetSize1d', status);
@@ -210,10 +210,10 @@ let cufftGetSize2d$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftGetSize2d$ ??= new Scratch(1));
-  if ((handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
-  if ((nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftGetSize2d', 'ny', 'i32', ny);
-  if ((type | 0) !== type) throw intError('cufftGetSize2d', 'type', 'i32', type);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize2d', 'ny', 'i32', ny);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize2d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftGetSize2d$c ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s.slot(0));
   if (status !== 0) throw fail('cufftGetSize2d', status);
@@ -224,11 +224,11 @@ let cufftGetSize3d$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftGetSize3d$ ??= new Scratch(1));
-  if ((handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
-  if ((nx | 0) !== nx) throw intError('cufftGetSize3d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftGetSize3d', 'ny', 'i32', ny);
-  if ((nz | 0) !== nz) throw intError('cufftGetSize3d', 'nz', 'i32', nz);
-  if ((type | 0) !== type) throw intError('cufftGetSize3d', 'type', 'i32', type);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize3d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize3d', 'ny', 'i32', ny);
+  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftGetSize3d', 'nz', 'i32', nz);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize3d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftGetSize3d$c ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s.slot(0));
   if (status !== 0) throw fail('cufftGetSize3d', status);
@@ -239,17 +239,17 @@ let cufftGetSizeMany$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.5 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSizeMany(handle: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftGetSizeMany$ ??= new Scratch(1));
-  if ((handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
-  if ((rank | 0) !== rank) throw intError('cufftGetSizeMany', 'rank', 'i32', rank);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany', 'rank', 'i32', rank);
   pointerArg('cufftGetSizeMany', 'n', n_, true);
   pointerArg('cufftGetSizeMany', 'inembed', inembed, true);
-  if ((istride | 0) !== istride) throw intError('cufftGetSizeMany', 'istride', 'i32', istride);
-  if ((idist | 0) !== idist) throw intError('cufftGetSizeMany', 'idist', 'i32', idist);
+  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftGetSizeMany', 'istride', 'i32', istride);
+  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftGetSizeMany', 'idist', 'i32', idist);
   pointerArg('cufftGetSizeMany', 'onembed', onembed, true);
-  if ((ostride | 0) !== ostride) throw intError('cufftGetSizeMany', 'ostride', 'i32', ostride);
-  if ((odist | 0) !== odist) throw intError('cufftGetSizeMany', 'odist', 'i32', odist);
-  if ((type | 0) !== type) throw intError('cufftGetSizeMany', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftGetSizeMany', 'batch', 'i32', batch);
+  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftGetSizeMany', 'ostride', 'i32', ostride);
+  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftGetSizeMany', 'odist', 'i32', odist);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSizeMany', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftGetSizeMany$c ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftGetSizeMany', status);
@@ -260,8 +260,8 @@ let cufftGetSizeMany64$c: NativeFunction | undefined;
 /** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   const s = (cufftGetSizeMany64$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
-  if ((rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
   pointerArg('cufftGetSizeMany64', 'n', n_, true);
   pointerArg('cufftGetSizeMany64', 'inembed', inembed, true);
   if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'istride', istride, true);
@@ -269,7 +269,7 @@ export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, in
   pointerArg('cufftGetSizeMany64', 'onembed', onembed, true);
   if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'ostride', ostride, true);
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
-  if ((type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
   s.u64[0] = 0n;
   const status = (cufftGetSizeMany64$c ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
@@ -291,10 +291,10 @@ let cufftMakePlan1d$c: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftMakePlan1d$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
-  if ((nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
-  if ((type | 0) !== type) throw intError('cufftMakePlan1d', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftMakePlan1d', 'batch', 'i32', batch);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan1d', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlan1d', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftMakePlan1d$c ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlan1d', status);
@@ -305,10 +305,10 @@ let cufftMakePlan2d$c: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftMakePlan2d$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
-  if ((nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftMakePlan2d', 'ny', 'i32', ny);
-  if ((type | 0) !== type) throw intError('cufftMakePlan2d', 'type', 'i32', type);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan2d', 'ny', 'i32', ny);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan2d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftMakePlan2d$c ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlan2d', status);
@@ -319,11 +319,11 @@ let cufftMakePlan3d$c: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftMakePlan3d$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
-  if ((nx | 0) !== nx) throw intError('cufftMakePlan3d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftMakePlan3d', 'ny', 'i32', ny);
-  if ((nz | 0) !== nz) throw intError('cufftMakePlan3d', 'nz', 'i32', nz);
-  if ((type | 0) !== type) throw intError('cufftMakePlan3d', 'type', 'i32', type);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan3d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan3d', 'ny', 'i32', ny);
+  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftMakePlan3d', 'nz', 'i32', nz);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan3d', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cufftMakePlan3d$c ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlan3d', status);
@@ -334,17 +334,17 @@ let cufftMakePlanMany$c: NativeFunction | undefined;
 /** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftMakePlanMany$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
-  if ((rank | 0) !== rank) throw intError('cufftMakePlanMany', 'rank', 'i32', rank);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany', 'rank', 'i32', rank);
   pointerArg('cufftMakePlanMany', 'n', n_, true);
   pointerArg('cufftMakePlanMany', 'inembed', inembed, true);
-  if ((istride | 0) !== istride) throw intError('cufftMakePlanMany', 'istride', 'i32', istride);
-  if ((idist | 0) !== idist) throw intError('cufftMakePlanMany', 'idist', 'i32', idist);
+  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftMakePlanMany', 'istride', 'i32', istride);
+  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftMakePlanMany', 'idist', 'i32', idist);
   pointerArg('cufftMakePlanMany', 'onembed', onembed, true);
-  if ((ostride | 0) !== ostride) throw intError('cufftMakePlanMany', 'ostride', 'i32', ostride);
-  if ((odist | 0) !== odist) throw intError('cufftMakePlanMany', 'odist', 'i32', odist);
-  if ((type | 0) !== type) throw intError('cufftMakePlanMany', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftMakePlanMany', 'batch', 'i32', batch);
+  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftMakePlanMany', 'ostride', 'i32', ostride);
+  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftMakePlanMany', 'odist', 'i32', odist);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlanMany', 'batch', 'i32', batch);
   s.u64[0] = 0n;
   const status = (cufftMakePlanMany$c ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlanMany', status);
@@ -355,8 +355,8 @@ let cufftMakePlanMany64$c: NativeFunction | undefined;
 /** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   const s = (cufftMakePlanMany64$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
-  if ((rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
   pointerArg('cufftMakePlanMany64', 'n', n_, true);
   pointerArg('cufftMakePlanMany64', 'inembed', inembed, true);
   if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'istride', istride, true);
@@ -364,7 +364,7 @@ export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, i
   pointerArg('cufftMakePlanMany64', 'onembed', onembed, true);
   if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'ostride', ostride, true);
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
-  if ((type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
   s.u64[0] = 0n;
   const status = (cufftMakePlanMany64$c ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
@@ -377,9 +377,9 @@ let cufftPlan1d$c: NativeFunction | undefined;
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlan1d$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nx | 0) !== nx) throw intError('cufftPlan1d', 'nx', 'i32', nx);
-  if ((type | 0) !== type) throw intError('cufftPlan1d', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftPlan1d', 'batch', 'i32', batch);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan1d', 'nx', 'i32', nx);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan1d', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlan1d', 'batch', 'i32', batch);
   const status = (cufftPlan1d$c ??= binder.native('cufftPlan1d'))(s.slot(0), nx, type, batch);
   if (status !== 0) throw fail('cufftPlan1d', status);
   return s.i32[0];
@@ -390,9 +390,9 @@ let cufftPlan2d$c: NativeFunction | undefined;
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftPlan2d$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nx | 0) !== nx) throw intError('cufftPlan2d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftPlan2d', 'ny', 'i32', ny);
-  if ((type | 0) !== type) throw intError('cufftPlan2d', 'type', 'i32', type);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan2d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan2d', 'ny', 'i32', ny);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan2d', 'type', 'i32', type);
   const status = (cufftPlan2d$c ??= binder.native('cufftPlan2d'))(s.slot(0), nx, ny, type);
   if (status !== 0) throw fail('cufftPlan2d', status);
   return s.i32[0];
@@ -403,10 +403,10 @@ let cufftPlan3d$c: NativeFunction | undefined;
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftPlan3d$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nx | 0) !== nx) throw intError('cufftPlan3d', 'nx', 'i32', nx);
-  if ((ny | 0) !== ny) throw intError('cufftPlan3d', 'ny', 'i32', ny);
-  if ((nz | 0) !== nz) throw intError('cufftPlan3d', 'nz', 'i32', nz);
-  if ((type | 0) !== type) throw intError('cufftPlan3d', 'type', 'i32', type);
+  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan3d', 'nx', 'i32', nx);
+  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan3d', 'ny', 'i32', ny);
+  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftPlan3d', 'nz', 'i32', nz);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan3d', 'type', 'i32', type);
   const status = (cufftPlan3d$c ??= binder.native('cufftPlan3d'))(s.slot(0), nx, ny, nz, type);
   if (status !== 0) throw fail('cufftPlan3d', status);
   return s.i32[0];
@@ -417,16 +417,16 @@ let cufftPlanMany$c: NativeFunction | undefined;
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlanMany$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((rank | 0) !== rank) throw intError('cufftPlanMany', 'rank', 'i32', rank);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftPlanMany', 'rank', 'i32', rank);
   pointerArg('cufftPlanMany', 'n', n_, true);
   pointerArg('cufftPlanMany', 'inembed', inembed, true);
-  if ((istride | 0) !== istride) throw intError('cufftPlanMany', 'istride', 'i32', istride);
-  if ((idist | 0) !== idist) throw intError('cufftPlanMany', 'idist', 'i32', idist);
+  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftPlanMany', 'istride', 'i32', istride);
+  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftPlanMany', 'idist', 'i32', idist);
   pointerArg('cufftPlanMany', 'onembed', onembed, true);
-  if ((ostride | 0) !== ostride) throw intError('cufftPlanMany', 'ostride', 'i32', ostride);
-  if ((odist | 0) !== odist) throw intError('cufftPlanMany', 'odist', 'i32', odist);
-  if ((type | 0) !== type) throw intError('cufftPlanMany', 'type', 'i32', type);
-  if ((batch | 0) !== batch) throw intError('cufftPlanMany', 'batch', 'i32', batch);
+  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftPlanMany', 'ostride', 'i32', ostride);
+  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftPlanMany', 'odist', 'i32', odist);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlanMany', 'type', 'i32', type);
+  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlanMany', 'batch', 'i32', batch);
   const status = (cufftPlanMany$c ??= binder.native('cufftPlanMany'))(s.slot(0), rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
   if (status !== 0) throw fail('cufftPlanMany', status);
   return s.i32[0];
@@ -434,24 +434,24 @@ export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, i
 let cufftResetPlanProperty$c: NativeFunction | undefined;
 /** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftResetPlanProperty(plan: number, property: T.cufftProperty): void {
-  if ((plan | 0) !== plan) throw intError('cufftResetPlanProperty', 'plan', 'i32', plan);
-  if ((property | 0) !== property) throw intError('cufftResetPlanProperty', 'property', 'i32', property);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftResetPlanProperty', 'plan', 'i32', plan);
+  if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftResetPlanProperty', 'property', 'i32', property);
   const status = (cufftResetPlanProperty$c ??= binder.native('cufftResetPlanProperty'))(plan, property);
   if (status !== 0) throw fail('cufftResetPlanProperty', status);
 }
 let cufftSetAutoAllocation$c: NativeFunction | undefined;
 /** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftSetAutoAllocation(plan: number, autoAllocate: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftSetAutoAllocation', 'plan', 'i32', plan);
-  if ((autoAllocate | 0) !== autoAllocate) throw intError('cufftSetAutoAllocation', 'autoAllocate', 'i32', autoAllocate);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetAutoAllocation', 'plan', 'i32', plan);
+  if (typeof autoAllocate !== 'number' || (autoAllocate | 0) !== autoAllocate) throw intError('cufftSetAutoAllocation', 'autoAllocate', 'i32', autoAllocate);
   const status = (cufftSetAutoAllocation$c ??= binder.native('cufftSetAutoAllocation'))(plan, autoAllocate);
   if (status !== 0) throw fail('cufftSetAutoAllocation', status);
 }
 let cufftSetPlanPropertyInt64$c: NativeFunction | undefined;
 /** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftSetPlanPropertyInt64(plan: number, property: T.cufftProperty, inputValueInt: T.Int64): void {
-  if ((plan | 0) !== plan) throw intError('cufftSetPlanPropertyInt64', 'plan', 'i32', plan);
-  if ((property | 0) !== property) throw intError('cufftSetPlanPropertyInt64', 'property', 'i32', property);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetPlanPropertyInt64', 'plan', 'i32', plan);
+  if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftSetPlanPropertyInt64', 'property', 'i32', property);
   if (typeof inputValueInt !== 'number' || !(inputValueInt >= -9007199254740991 && inputValueInt <= 9007199254740991) || inputValueInt % 1 !== 0) int64Arg('cufftSetPlanPropertyInt64', 'inputValueInt', inputValueInt, true);
   const status = (cufftSetPlanPropertyInt64$c ??= binder.native('cufftSetPlanPropertyInt64'))(plan, property, inputValueInt);
   if (status !== 0) throw fail('cufftSetPlanPropertyInt64', status);
@@ -459,7 +459,7 @@ export function cufftSetPlanPropertyInt64(plan: number, property: T.cufftPropert
 let cufftSetStream$c: NativeFunction | undefined;
 /** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftSetStream(plan: number, stream: T.cudaStream_t | null): void {
-  if ((plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cufftSetStream', 'stream', stream, true) as typeof stream;
   const status = (cufftSetStream$c ??= binder.native('cufftSetStream'))(plan, stream);
   if (status !== 0) throw fail('cufftSetStream', status);
@@ -467,7 +467,7 @@ export function cufftSetStream(plan: number, stream: T.cudaStream_t | null): voi
 let cufftSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftSetWorkArea(plan: number, workArea: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftSetWorkArea', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetWorkArea', 'plan', 'i32', plan);
   pointerArg('cufftSetWorkArea', 'workArea', workArea, true);
   const status = (cufftSetWorkArea$c ??= binder.native('cufftSetWorkArea'))(plan, workArea);
   if (status !== 0) throw fail('cufftSetWorkArea', status);
@@ -475,45 +475,45 @@ export function cufftSetWorkArea(plan: number, workArea: T.Pointer): void {
 let cufftXtClearCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtClearCallback(plan: number, cbType: T.cufftXtCallbackType): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtClearCallback', 'plan', 'i32', plan);
-  if ((cbType | 0) !== cbType) throw intError('cufftXtClearCallback', 'cbType', 'i32', cbType);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtClearCallback', 'plan', 'i32', plan);
+  if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtClearCallback', 'cbType', 'i32', cbType);
   const status = (cufftXtClearCallback$c ??= binder.native('cufftXtClearCallback'))(plan, cbType);
   if (status !== 0) throw fail('cufftXtClearCallback', status);
 }
 let cufftXtExec$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
   pointerArg('cufftXtExec', 'input', input, true);
   pointerArg('cufftXtExec', 'output', output, true);
-  if ((direction | 0) !== direction) throw intError('cufftXtExec', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExec', 'direction', 'i32', direction);
   const status = (cufftXtExec$c ??= binder.native('cufftXtExec'))(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExec', status);
 }
 let cufftXtExecDescriptor$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptor', 'input', input, true);
   pointerArg('cufftXtExecDescriptor', 'output', output, true);
-  if ((direction | 0) !== direction) throw intError('cufftXtExecDescriptor', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptor', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptor$c ??= binder.native('cufftXtExecDescriptor'))(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptor', status);
 }
 let cufftXtExecDescriptorC2C$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorC2C', 'input', input, true);
   pointerArg('cufftXtExecDescriptorC2C', 'output', output, true);
-  if ((direction | 0) !== direction) throw intError('cufftXtExecDescriptorC2C', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptorC2C', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptorC2C$c ??= binder.native('cufftXtExecDescriptorC2C'))(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorC2C', status);
 }
 let cufftXtExecDescriptorC2R$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2R', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2R', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorC2R', 'input', input, true);
   pointerArg('cufftXtExecDescriptorC2R', 'output', output, true);
   const status = (cufftXtExecDescriptorC2R$c ??= binder.native('cufftXtExecDescriptorC2R'))(plan, input, output);
@@ -522,7 +522,7 @@ export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorD2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorD2Z', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorD2Z', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorD2Z', 'input', input, true);
   pointerArg('cufftXtExecDescriptorD2Z', 'output', output, true);
   const status = (cufftXtExecDescriptorD2Z$c ??= binder.native('cufftXtExecDescriptorD2Z'))(plan, input, output);
@@ -531,7 +531,7 @@ export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorR2C$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorR2C', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorR2C', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorR2C', 'input', input, true);
   pointerArg('cufftXtExecDescriptorR2C', 'output', output, true);
   const status = (cufftXtExecDescriptorR2C$c ??= binder.native('cufftXtExecDescriptorR2C'))(plan, input, output);
@@ -540,7 +540,7 @@ export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorZ2D$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2D', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2D', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorZ2D', 'input', input, true);
   pointerArg('cufftXtExecDescriptorZ2D', 'output', output, true);
   const status = (cufftXtExecDescriptorZ2D$c ??= binder.native('cufftXtExecDescriptorZ2D'))(plan, input, output);
@@ -549,10 +549,10 @@ export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorZ2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
   pointerArg('cufftXtExecDescriptorZ2Z', 'output', output, true);
-  if ((direction | 0) !== direction) throw intError('cufftXtExecDescriptorZ2Z', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptorZ2Z', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptorZ2Z$c ??= binder.native('cufftXtExecDescriptorZ2Z'))(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2Z', status);
 }
@@ -568,20 +568,20 @@ let cufftXtGetSizeMany$c: NativeFunction | undefined;
 /** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtGetSizeMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   const s = (cufftXtGetSizeMany$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
-  if ((rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
   pointerArg('cufftXtGetSizeMany', 'n', n_, true);
   pointerArg('cufftXtGetSizeMany', 'inembed', inembed, true);
   if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'istride', istride, true);
   if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'idist', idist, true);
-  if ((inputtype | 0) !== inputtype) throw intError('cufftXtGetSizeMany', 'inputtype', 'i32', inputtype);
+  if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtGetSizeMany', 'inputtype', 'i32', inputtype);
   pointerArg('cufftXtGetSizeMany', 'onembed', onembed, true);
   if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'ostride', ostride, true);
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
-  if ((outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
+  if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
   s.u64[0] = 0n;
-  if ((executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
   const status = (cufftXtGetSizeMany$c ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
   if (status !== 0) throw fail('cufftXtGetSizeMany', status);
   return s.size(0);
@@ -591,20 +591,20 @@ let cufftXtMakePlanMany$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   const s = (cufftXtMakePlanMany$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
-  if ((rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
   pointerArg('cufftXtMakePlanMany', 'n', n_, true);
   pointerArg('cufftXtMakePlanMany', 'inembed', inembed, true);
   if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'istride', istride, true);
   if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'idist', idist, true);
-  if ((inputtype | 0) !== inputtype) throw intError('cufftXtMakePlanMany', 'inputtype', 'i32', inputtype);
+  if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtMakePlanMany', 'inputtype', 'i32', inputtype);
   pointerArg('cufftXtMakePlanMany', 'onembed', onembed, true);
   if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'ostride', ostride, true);
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
-  if ((outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
+  if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
   s.u64[0] = 0n;
-  if ((executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
+  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
   const status = (cufftXtMakePlanMany$c ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
   if (status !== 0) throw fail('cufftXtMakePlanMany', status);
   return s.size(0);
@@ -612,37 +612,37 @@ export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, i
 let cufftXtMalloc$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cufftXtSubFormat): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtMalloc', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMalloc', 'plan', 'i32', plan);
   pointerArg('cufftXtMalloc', 'descriptor', descriptor, true);
-  if ((format | 0) !== format) throw intError('cufftXtMalloc', 'format', 'i32', format);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cufftXtMalloc', 'format', 'i32', format);
   const status = (cufftXtMalloc$c ??= binder.native('cufftXtMalloc'))(plan, descriptor, format);
   if (status !== 0) throw fail('cufftXtMalloc', status);
 }
 let cufftXtMemcpy$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtMemcpy(plan: number, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtMemcpy', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMemcpy', 'plan', 'i32', plan);
   pointerArg('cufftXtMemcpy', 'dstPointer', dstPointer, true);
   pointerArg('cufftXtMemcpy', 'srcPointer', srcPointer, true);
-  if ((type | 0) !== type) throw intError('cufftXtMemcpy', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftXtMemcpy', 'type', 'i32', type);
   const status = (cufftXtMemcpy$c ??= binder.native('cufftXtMemcpy'))(plan, dstPointer, srcPointer, type);
   if (status !== 0) throw fail('cufftXtMemcpy', status);
 }
 let cufftXtQueryPlan$c: NativeFunction | undefined;
 /** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtQueryPlan(plan: number, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtQueryPlan', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtQueryPlan', 'plan', 'i32', plan);
   pointerArg('cufftXtQueryPlan', 'queryStruct', queryStruct, true);
-  if ((queryType | 0) !== queryType) throw intError('cufftXtQueryPlan', 'queryType', 'i32', queryType);
+  if (typeof queryType !== 'number' || (queryType | 0) !== queryType) throw intError('cufftXtQueryPlan', 'queryType', 'i32', queryType);
   const status = (cufftXtQueryPlan$c ??= binder.native('cufftXtQueryPlan'))(plan, queryStruct, queryType);
   if (status !== 0) throw fail('cufftXtQueryPlan', status);
 }
 let cufftXtSetCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtSetCallback', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallback', 'plan', 'i32', plan);
   pointerArg('cufftXtSetCallback', 'callback_routine', callback_routine, false);
-  if ((cbType | 0) !== cbType) throw intError('cufftXtSetCallback', 'cbType', 'i32', cbType);
+  if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtSetCallback', 'cbType', 'i32', cbType);
   pointerArg('cufftXtSetCallback', 'caller_info', caller_info, false);
   const status = (cufftXtSetCallback$c ??= binder.native('cufftXtSetCallback'))(plan, callback_routine, cbType, caller_info);
   if (status !== 0) throw fail('cufftXtSetCallback', status);
@@ -650,8 +650,8 @@ export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cb
 let cufftXtSetCallbackSharedSize$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): void {
-  if ((plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
-  if ((cbType | 0) !== cbType) throw intError('cufftXtSetCallbackSharedSize', 'cbType', 'i32', cbType);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
+  if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtSetCallbackSharedSize', 'cbType', 'i32', cbType);
   if (typeof sharedSize !== 'number' || !(sharedSize >= 0 && sharedSize <= 9007199254740991) || sharedSize % 1 !== 0) int64Arg('cufftXtSetCallbackSharedSize', 'sharedSize', sharedSize, false);
   const status = (cufftXtSetCallbackSharedSize$c ??= binder.native('cufftXtSetCallbackSharedSize'))(plan, cbType, sharedSize);
   if (status !== 0) throw fail('cufftXtSetCallbackSharedSize', status);
@@ -659,8 +659,8 @@ export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCall
 let cufftXtSetGPUs$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtSetGPUs(handle: number, nGPUs: number, whichGPUs: T.Pointer): void {
-  if ((handle | 0) !== handle) throw intError('cufftXtSetGPUs', 'handle', 'i32', handle);
-  if ((nGPUs | 0) !== nGPUs) throw intError('cufftXtSetGPUs', 'nGPUs', 'i32', nGPUs);
+  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftXtSetGPUs', 'handle', 'i32', handle);
+  if (typeof nGPUs !== 'number' || (nGPUs | 0) !== nGPUs) throw intError('cufftXtSetGPUs', 'nGPUs', 'i32', nGPUs);
   pointerArg('cufftXtSetGPUs', 'whichGPUs', whichGPUs, true);
   const status = (cufftXtSetGPUs$c ??= binder.native('cufftXtSetGPUs'))(handle, nGPUs, whichGPUs);
   if (status !== 0) throw fail('cufftXtSetGPUs', status);
@@ -670,7 +670,7 @@ let cufftXtSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 12.5 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtSetWorkArea(plan: number): number {
   const s = (cufftXtSetWorkArea$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftXtSetWorkArea', 'plan', 'i32', plan);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkArea', 'plan', 'i32', plan);
   s.u64[0] = 0n;
   const status = (cufftXtSetWorkArea$c ??= binder.native('cufftXtSetWorkArea'))(plan, s.slot(0));
   if (status !== 0) throw fail('cufftXtSetWorkArea', status);
@@ -681,8 +681,8 @@ let cufftXtSetWorkAreaPolicy$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
 export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy): number {
   const s = (cufftXtSetWorkAreaPolicy$ ??= new Scratch(1));
-  if ((plan | 0) !== plan) throw intError('cufftXtSetWorkAreaPolicy', 'plan', 'i32', plan);
-  if ((policy | 0) !== policy) throw intError('cufftXtSetWorkAreaPolicy', 'policy', 'i32', policy);
+  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkAreaPolicy', 'plan', 'i32', plan);
+  if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cufftXtSetWorkAreaPolicy', 'policy', 'i32', policy);
   s.u64[0] = 0n;
   const status = (cufftXtSetWorkAreaPolicy$c ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, s.slot(0));
   if (status !== 0) throw fail('cufftXtSetWorkAreaPolicy', status);

@@ -47,7 +47,7 @@ let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
-  if ((min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
+  if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
   s.u64[0] = 0n;
   const iocbp$ = new Uint8Array(24);
   const timeout$ = new Uint8Array(16);
@@ -61,7 +61,7 @@ let cuFileBatchIOSetUp$c: NativeFunction | undefined;
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
+  if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
   const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.slot(0), nr) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
   return s.address(0);
@@ -71,7 +71,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
-  if ((flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
   const nr$n = iocbp$.count;
   const status = ((cuFileBatchIOSubmit$c ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr$n, iocbp$.bytes, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
@@ -88,7 +88,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
-  if ((flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
   const status = ((cuFileBufRegister$c ??= binder.native('cuFileBufRegister'))(bufPtr_base, length, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufRegister', status);
 }
@@ -203,7 +203,7 @@ let cuFileStreamRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
-  if ((flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
   const status = ((cuFileStreamRegister$c ??= binder.native('cuFileStreamRegister'))(stream, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamRegister', status);
 }

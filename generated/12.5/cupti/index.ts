@@ -50,7 +50,7 @@ let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 12.5 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
   const config$ = new Uint8Array(16);
-  if ((count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
   const status = (cuptiActivityConfigureUnifiedMemoryCounter$c ??= binder.native('cuptiActivityConfigureUnifiedMemoryCounter'))(config$, count);
   if (status !== 0) throw fail('cuptiActivityConfigureUnifiedMemoryCounter', status);
   return decodeRecord<T.CUpti_ActivityUnifiedMemoryCounterConfig>(records.CUpti_ActivityUnifiedMemoryCounterConfig(), config$);
@@ -58,7 +58,7 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
 let cuptiActivityDisable$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
-  if ((kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
   const status = (cuptiActivityDisable$c ??= binder.native('cuptiActivityDisable'))(kind);
   if (status !== 0) throw fail('cuptiActivityDisable', status);
 }
@@ -66,21 +66,21 @@ let cuptiActivityDisableContext$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
-  if ((kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityDisableContext$c ??= binder.native('cuptiActivityDisableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityDisableContext', status);
 }
 let cuptiActivityEnable$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
-  if ((kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
   const status = (cuptiActivityEnable$c ??= binder.native('cuptiActivityEnable'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnable', status);
 }
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
-  if ((kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableAndDump$c ??= binder.native('cuptiActivityEnableAndDump'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnableAndDump', status);
 }
@@ -88,44 +88,44 @@ let cuptiActivityEnableContext$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
-  if ((kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableContext$c ??= binder.native('cuptiActivityEnableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityEnableContext', status);
 }
 let cuptiActivityEnableDeviceGraph$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableDeviceGraph(enable: number): void {
-  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableDeviceGraph', 'enable', 'u8', enable);
+  if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDeviceGraph', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDeviceGraph$c ??= binder.native('cuptiActivityEnableDeviceGraph'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableDeviceGraph', status);
 }
 let cuptiActivityEnableDriverApi$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void {
-  if ((cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableDriverApi', 'cbid', 'u32', cbid);
-  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableDriverApi', 'enable', 'u8', enable);
+  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableDriverApi', 'cbid', 'u32', cbid);
+  if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDriverApi', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDriverApi$c ??= binder.native('cuptiActivityEnableDriverApi'))(cbid, enable);
   if (status !== 0) throw fail('cuptiActivityEnableDriverApi', status);
 }
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
-  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
+  if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLatencyTimestamps$c ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLatencyTimestamps', status);
 }
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
-  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
+  if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLaunchAttributes$c ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLaunchAttributes', status);
 }
 let cuptiActivityEnableRuntimeApi$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): void {
-  if ((cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableRuntimeApi', 'cbid', 'u32', cbid);
-  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableRuntimeApi', 'enable', 'u8', enable);
+  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableRuntimeApi', 'cbid', 'u32', cbid);
+  if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableRuntimeApi', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableRuntimeApi$c ??= binder.native('cuptiActivityEnableRuntimeApi'))(cbid, enable);
   if (status !== 0) throw fail('cuptiActivityEnableRuntimeApi', status);
 }
@@ -133,22 +133,22 @@ let cuptiActivityFlush$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
-  if ((streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
-  if ((flag >>> 0) !== flag) throw intError('cuptiActivityFlush', 'flag', 'u32', flag);
+  if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
+  if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlush', 'flag', 'u32', flag);
   const status = (cuptiActivityFlush$c ??= binder.native('cuptiActivityFlush'))(context, streamId, flag);
   if (status !== 0) throw fail('cuptiActivityFlush', status);
 }
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityFlushAll(flag: number): void {
-  if ((flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
+  if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
   const status = (cuptiActivityFlushAll$c ??= binder.native('cuptiActivityFlushAll'))(flag);
   if (status !== 0) throw fail('cuptiActivityFlushAll', status);
 }
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityFlushPeriod(time: number): void {
-  if ((time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
+  if (typeof time !== 'number' || (time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
   if (status !== 0) throw fail('cuptiActivityFlushPeriod', status);
 }
@@ -157,7 +157,7 @@ let cuptiActivityGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivityGetAttribute$ ??= new Scratch(1));
-  if ((attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
   if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
   s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivityGetAttribute', 'value', value, true);
@@ -184,7 +184,7 @@ let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
   const s = (cuptiActivityGetNumDroppedRecords$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
-  if ((streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
+  if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
   s.u64[0] = 0n;
   const status = (cuptiActivityGetNumDroppedRecords$c ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s.slot(0));
   if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
@@ -195,7 +195,7 @@ let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 12.5 Returns `lastId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   const s = (cuptiActivityPopExternalCorrelationId$ ??= new Scratch(1));
-  if ((kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
   s.u64[0] = 0n;
   const status = (cuptiActivityPopExternalCorrelationId$c ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s.slot(0));
   if (status !== 0) throw fail('cuptiActivityPopExternalCorrelationId', status);
@@ -204,7 +204,7 @@ export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorr
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
-  if ((kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
   if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || id % 1 !== 0) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
   const status = (cuptiActivityPushExternalCorrelationId$c ??= binder.native('cuptiActivityPushExternalCorrelationId'))(kind, id);
   if (status !== 0) throw fail('cuptiActivityPushExternalCorrelationId', status);
@@ -229,7 +229,7 @@ let cuptiActivitySetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivitySetAttribute$ ??= new Scratch(1));
-  if ((attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
   if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
   s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivitySetAttribute', 'value', value, true);
@@ -242,8 +242,8 @@ let cuptiComputeCapabilitySupported$c: NativeFunction | undefined;
 /** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 12.5 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
   const s = (cuptiComputeCapabilitySupported$ ??= new Scratch(1));
-  if ((major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
-  if ((minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
+  if (typeof major !== 'number' || (major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
+  if (typeof minor !== 'number' || (minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
   s.u64[0] = 0n;
   const status = (cuptiComputeCapabilitySupported$c ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s.slot(0));
   if (status !== 0) throw fail('cuptiComputeCapabilitySupported', status);
@@ -254,7 +254,7 @@ let cuptiDeviceEnumEventDomains$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Returns `arraySizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
   const s = (cuptiDeviceEnumEventDomains$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
   if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
   s.u64[0] = BigInt(arraySizeBytes as number | bigint);
   pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
@@ -267,7 +267,7 @@ let cuptiDeviceEnumMetrics$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Returns `metricArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
   const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
   s.u64[0] = BigInt(0);
   const asked = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), null);
   if (asked !== 0) throw fail('cuptiDeviceEnumMetrics', asked);
@@ -286,8 +286,8 @@ let cuptiDeviceGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, value: T.Pointer): number {
   const s = (cuptiDeviceGetAttribute$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
-  if ((attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
   const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s.slot(0), value);
@@ -299,9 +299,9 @@ let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   const s = (cuptiDeviceGetEventDomainAttribute$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
-  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
-  if ((attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
+  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
   const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s.slot(0), value);
@@ -313,7 +313,7 @@ let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 Returns `numDomains`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceGetNumEventDomains(device: number): number {
   const s = (cuptiDeviceGetNumEventDomains$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
   s.u64[0] = 0n;
   const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceGetNumEventDomains', status);
@@ -324,7 +324,7 @@ let cuptiDeviceGetNumMetrics$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 Returns `numMetrics`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceGetNumMetrics(device: number): number {
   const s = (cuptiDeviceGetNumMetrics$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
   s.u64[0] = 0n;
   const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceGetNumMetrics', status);
@@ -335,7 +335,7 @@ let cuptiDeviceSupported$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 12.5 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceSupported(dev: number): number {
   const s = (cuptiDeviceSupported$ ??= new Scratch(1));
-  if ((dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
   s.u64[0] = 0n;
   const status = (cuptiDeviceSupported$c ??= binder.native('cuptiDeviceSupported'))(dev, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceSupported', status);
@@ -346,7 +346,7 @@ let cuptiDeviceVirtualizationMode$c: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 12.5 Returns `mode`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
   const s = (cuptiDeviceVirtualizationMode$ ??= new Scratch(1));
-  if ((dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
+  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
   s.u64[0] = 0n;
   const status = (cuptiDeviceVirtualizationMode$c ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceVirtualizationMode', status);
@@ -362,7 +362,7 @@ export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void 
 let cuptiEnableAllDomains$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
-  if ((enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
+  if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiEnableAllDomains$c ??= binder.native('cuptiEnableAllDomains'))(enable, subscriber);
   if (status !== 0) throw fail('cuptiEnableAllDomains', status);
@@ -370,19 +370,19 @@ export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_Subscr
 let cuptiEnableCallback$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
-  if ((enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
+  if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
-  if ((domain | 0) !== domain) throw intError('cuptiEnableCallback', 'domain', 'i32', domain);
-  if ((cbid >>> 0) !== cbid) throw intError('cuptiEnableCallback', 'cbid', 'u32', cbid);
+  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiEnableCallback', 'domain', 'i32', domain);
+  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiEnableCallback', 'cbid', 'u32', cbid);
   const status = (cuptiEnableCallback$c ??= binder.native('cuptiEnableCallback'))(enable, subscriber, domain, cbid);
   if (status !== 0) throw fail('cuptiEnableCallback', status);
 }
 let cuptiEnableDomain$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
-  if ((enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
+  if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
-  if ((domain | 0) !== domain) throw intError('cuptiEnableDomain', 'domain', 'i32', domain);
+  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiEnableDomain', 'domain', 'i32', domain);
   const status = (cuptiEnableDomain$c ??= binder.native('cuptiEnableDomain'))(enable, subscriber, domain);
   if (status !== 0) throw fail('cuptiEnableDomain', status);
 }
@@ -428,7 +428,7 @@ let cuptiEventDomainEnumEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 Returns `eventArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
   const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(1));
-  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
+  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
   s.u64[0] = BigInt(0);
   const asked = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), null);
   if (asked !== 0) throw fail('cuptiEventDomainEnumEvents', asked);
@@ -447,8 +447,8 @@ let cuptiEventDomainGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   const s = (cuptiEventDomainGetAttribute$ ??= new Scratch(1));
-  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
-  if ((attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
   const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s.slot(0), value);
@@ -460,7 +460,7 @@ let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
   const s = (cuptiEventDomainGetNumEvents$ ??= new Scratch(1));
-  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
+  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
   s.u64[0] = 0n;
   const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s.slot(0));
   if (status !== 0) throw fail('cuptiEventDomainGetNumEvents', status);
@@ -471,8 +471,8 @@ let cuptiEventGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, value: T.Pointer): number {
   const s = (cuptiEventGetAttribute$ ??= new Scratch(1));
-  if ((event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
-  if ((attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiEventGetAttribute', 'value', value, true);
   const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s.slot(0), value);
@@ -484,7 +484,7 @@ let cuptiEventGetIdFromName$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 Returns `event`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGetIdFromName(device: number, eventName: string): number {
   const s = (cuptiEventGetIdFromName$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
   if (typeof eventName !== 'string') throw argError('cuptiEventGetIdFromName', 'eventName', 'a string', eventName);
   s.u64[0] = 0n;
   const status = (cuptiEventGetIdFromName$c ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s.slot(0));
@@ -495,7 +495,7 @@ let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, true);
-  if ((event >>> 0) !== event) throw intError('cuptiEventGroupAddEvent', 'event', 'u32', event);
+  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupAddEvent', 'event', 'u32', event);
   const status = (cuptiEventGroupAddEvent$c ??= binder.native('cuptiEventGroupAddEvent'))(eventGroup, event);
   if (status !== 0) throw fail('cuptiEventGroupAddEvent', status);
 }
@@ -506,7 +506,7 @@ export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number
   const s = (cuptiEventGroupCreate$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
   const status = (cuptiEventGroupCreate$c ??= binder.native('cuptiEventGroupCreate'))(context, s.slot(0), flags);
   if (status !== 0) throw fail('cuptiEventGroupCreate', status);
   return s.address(0);
@@ -538,7 +538,7 @@ let cuptiEventGroupGetAttribute$c: NativeFunction | undefined;
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, value: T.Pointer): number {
   const s = (cuptiEventGroupGetAttribute$ ??= new Scratch(1));
   pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
-  if ((attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
   const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s.slot(0), value);
@@ -551,7 +551,7 @@ let cuptiEventGroupReadAllEvents$c: NativeFunction | undefined;
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
   const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(4));
   pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
-  if ((flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
@@ -574,8 +574,8 @@ let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Int64, eventValueBuffer: T.Pointer): number {
   const s = (cuptiEventGroupReadEvent$ ??= new Scratch(1));
   pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
-  if ((flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
-  if ((event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
+  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
   if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
   s.u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
   pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
@@ -594,7 +594,7 @@ let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, true);
-  if ((event >>> 0) !== event) throw intError('cuptiEventGroupRemoveEvent', 'event', 'u32', event);
+  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupRemoveEvent', 'event', 'u32', event);
   const status = (cuptiEventGroupRemoveEvent$c ??= binder.native('cuptiEventGroupRemoveEvent'))(eventGroup, event);
   if (status !== 0) throw fail('cuptiEventGroupRemoveEvent', status);
 }
@@ -609,7 +609,7 @@ let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
   pointerArg('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, true);
-  if ((attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
   if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiEventGroupSetAttribute', 'valueSize', valueSize, false);
   pointerArg('cuptiEventGroupSetAttribute', 'value', value, true);
   const status = (cuptiEventGroupSetAttribute$c ??= binder.native('cuptiEventGroupSetAttribute'))(eventGroup, attrib, valueSize, value);
@@ -669,8 +669,8 @@ let cuptiGetCallbackName$c: NativeFunction | undefined;
 /** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 12.5 Returns `name`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
   const s = (cuptiGetCallbackName$ ??= new Scratch(1));
-  if ((domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
-  if ((cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
+  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
+  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
   s.u64[0] = 0n;
   const status = (cuptiGetCallbackName$c ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s.slot(0));
   if (status !== 0) throw fail('cuptiGetCallbackName', status);
@@ -683,8 +683,8 @@ export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | nul
   const s = (cuptiGetCallbackState$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
-  if ((domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
-  if ((cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
+  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
+  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
   const status = (cuptiGetCallbackState$c ??= binder.native('cuptiGetCallbackState'))(s.slot(0), subscriber, domain, cbid);
   if (status !== 0) throw fail('cuptiGetCallbackState', status);
   return s.u32[0];
@@ -716,7 +716,7 @@ let cuptiGetErrorMessage$c: NativeFunction | undefined;
 /** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
   const s = (cuptiGetErrorMessage$ ??= new Scratch(1));
-  if ((result_ | 0) !== result_) throw intError('cuptiGetErrorMessage', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetErrorMessage', 'result', 'i32', result_);
   s.u64[0] = 0n;
   const status = (cuptiGetErrorMessage$c ??= binder.native('cuptiGetErrorMessage'))(result_, s.slot(0));
   if (status !== 0) throw fail('cuptiGetErrorMessage', status);
@@ -786,7 +786,7 @@ let cuptiGetResultString$c: NativeFunction | undefined;
 /** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
   const s = (cuptiGetResultString$ ??= new Scratch(1));
-  if ((result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
   s.u64[0] = 0n;
   const status = (cuptiGetResultString$c ??= binder.native('cuptiGetResultString'))(result_, s.slot(0));
   if (status !== 0) throw fail('cuptiGetResultString', status);
@@ -811,7 +811,7 @@ export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstre
   const s = (cuptiGetStreamIdEx$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
-  if ((perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
+  if (typeof perThreadStream !== 'number' || (perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
   s.u64[0] = 0n;
   const status = (cuptiGetStreamIdEx$c ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s.slot(0));
   if (status !== 0) throw fail('cuptiGetStreamIdEx', status);
@@ -870,7 +870,7 @@ let cuptiMetricEnumEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 12.5 Returns `eventIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricEnumEvents(metric: number): Uint32Array {
   const s = (cuptiMetricEnumEvents$ ??= new Scratch(1));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
   s.u64[0] = BigInt(0);
   const asked = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), null);
   if (asked !== 0) throw fail('cuptiMetricEnumEvents', asked);
@@ -889,7 +889,7 @@ let cuptiMetricEnumProperties$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 12.5 Returns `propIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
   const s = (cuptiMetricEnumProperties$ ??= new Scratch(1));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
   s.u64[0] = BigInt(0);
   const asked = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), null);
   if (asked !== 0) throw fail('cuptiMetricEnumProperties', asked);
@@ -908,8 +908,8 @@ let cuptiMetricGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, value: T.Pointer): number {
   const s = (cuptiMetricGetAttribute$ ??= new Scratch(1));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
-  if ((attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
+  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
   s.u64[0] = 0n;
   pointerArg('cuptiMetricGetAttribute', 'value', value, true);
   const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s.slot(0), value);
@@ -921,7 +921,7 @@ let cuptiMetricGetIdFromName$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 12.5 Returns `metric`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetIdFromName(device: number, metricName: string): number {
   const s = (cuptiMetricGetIdFromName$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
   if (typeof metricName !== 'string') throw argError('cuptiMetricGetIdFromName', 'metricName', 'a string', metricName);
   s.u64[0] = 0n;
   const status = (cuptiMetricGetIdFromName$c ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s.slot(0));
@@ -933,7 +933,7 @@ let cuptiMetricGetNumEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 12.5 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetNumEvents(metric: number): number {
   const s = (cuptiMetricGetNumEvents$ ??= new Scratch(1));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
   s.u64[0] = 0n;
   const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, s.slot(0));
   if (status !== 0) throw fail('cuptiMetricGetNumEvents', status);
@@ -944,7 +944,7 @@ let cuptiMetricGetNumProperties$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 12.5 Returns `numProp`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetNumProperties(metric: number): number {
   const s = (cuptiMetricGetNumProperties$ ??= new Scratch(1));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
   s.u64[0] = 0n;
   const status = (cuptiMetricGetNumProperties$c ??= binder.native('cuptiMetricGetNumProperties'))(metric, s.slot(0));
   if (status !== 0) throw fail('cuptiMetricGetNumProperties', status);
@@ -954,7 +954,7 @@ let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
   pointerArg('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiMetricGetRequiredEventGroupSets$c ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
   if (status !== 0) throw fail('cuptiMetricGetRequiredEventGroupSets', status);
@@ -964,8 +964,8 @@ let cuptiMetricGetValue$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Returns `eventIdArray`, `eventValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue$ ??= new Scratch(2));
-  if ((device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
   if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
   s.u64[0] = 0n;
   if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
@@ -981,7 +981,7 @@ let cuptiMetricGetValue2$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Returns `eventIdArray`, `eventValueArray`, `propIdArray`, `propValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue2$ ??= new Scratch(4));
-  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
+  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
   if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
   s.u64[0] = 0n;
   if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
@@ -999,14 +999,14 @@ let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
 /** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
-  if ((mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
   const status = (cuptiSetEventCollectionMode$c ??= binder.native('cuptiSetEventCollectionMode'))(context, mode);
   if (status !== 0) throw fail('cuptiSetEventCollectionMode', status);
 }
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
 /** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
-  if ((type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
   const status = (cuptiSetThreadIdType$c ??= binder.native('cuptiSetThreadIdType'))(type);
   if (status !== 0) throw fail('cuptiSetThreadIdType', status);
 }

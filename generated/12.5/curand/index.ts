@@ -33,7 +33,7 @@ let curandCreateGenerator$c: NativeFunction | undefined;
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGenerator$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
+  if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
   const status = (curandCreateGenerator$c ??= binder.native('curandCreateGenerator'))(s.slot(0), rng_type);
   if (status !== 0) throw fail('curandCreateGenerator', status);
   return s.address(0) as T.curandGenerator_t;
@@ -44,7 +44,7 @@ let curandCreateGeneratorHost$c: NativeFunction | undefined;
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGeneratorHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
+  if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
   const status = (curandCreateGeneratorHost$c ??= binder.native('curandCreateGeneratorHost'))(s.slot(0), rng_type);
   if (status !== 0) throw fail('curandCreateGeneratorHost', status);
   return s.address(0) as T.curandGenerator_t;
@@ -89,7 +89,7 @@ export function curandGenerateBinomial(generator: T.curandGenerator_t | null, ou
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomial', 'num', num, false);
-  if ((n_ >>> 0) !== n_) throw intError('curandGenerateBinomial', 'n', 'u32', n_);
+  if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomial', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomial', 'p', 'a number', p);
   const status = (curandGenerateBinomial$c ??= binder.native('curandGenerateBinomial'))(generator, outputPtr, num, n_, p);
   if (status !== 0) throw fail('curandGenerateBinomial', status);
@@ -100,9 +100,9 @@ export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | nu
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomialMethod', 'num', num, false);
-  if ((n_ >>> 0) !== n_) throw intError('curandGenerateBinomialMethod', 'n', 'u32', n_);
+  if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomialMethod', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomialMethod', 'p', 'a number', p);
-  if ((method | 0) !== method) throw intError('curandGenerateBinomialMethod', 'method', 'i32', method);
+  if (typeof method !== 'number' || (method | 0) !== method) throw intError('curandGenerateBinomialMethod', 'method', 'i32', method);
   const status = (curandGenerateBinomialMethod$c ??= binder.native('curandGenerateBinomialMethod'))(generator, outputPtr, num, n_, p, method);
   if (status !== 0) throw fail('curandGenerateBinomialMethod', status);
 }
@@ -176,7 +176,7 @@ export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | nul
   pointerArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGeneratePoissonMethod', 'n', n_, false);
   if (typeof lambda !== 'number') throw argError('curandGeneratePoissonMethod', 'lambda', 'a number', lambda);
-  if ((method | 0) !== method) throw intError('curandGeneratePoissonMethod', 'method', 'i32', method);
+  if (typeof method !== 'number' || (method | 0) !== method) throw intError('curandGeneratePoissonMethod', 'method', 'i32', method);
   const status = (curandGeneratePoissonMethod$c ??= binder.native('curandGeneratePoissonMethod'))(generator, outputPtr, n_, lambda, method);
   if (status !== 0) throw fail('curandGeneratePoissonMethod', status);
 }
@@ -209,7 +209,7 @@ let curandGetDirectionVectors32$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors32', 'vectors', vectors, true);
-  if ((set | 0) !== set) throw intError('curandGetDirectionVectors32', 'set', 'i32', set);
+  if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors32', 'set', 'i32', set);
   const status = (curandGetDirectionVectors32$c ??= binder.native('curandGetDirectionVectors32'))(vectors, set);
   if (status !== 0) throw fail('curandGetDirectionVectors32', status);
 }
@@ -217,7 +217,7 @@ let curandGetDirectionVectors64$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors64', 'vectors', vectors, true);
-  if ((set | 0) !== set) throw intError('curandGetDirectionVectors64', 'set', 'i32', set);
+  if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors64', 'set', 'i32', set);
   const status = (curandGetDirectionVectors64$c ??= binder.native('curandGetDirectionVectors64'))(vectors, set);
   if (status !== 0) throw fail('curandGetDirectionVectors64', status);
 }
@@ -226,7 +226,7 @@ let curandGetProperty$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.5 Returns `value`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetProperty(type: T.libraryPropertyType): number {
   const s = (curandGetProperty$ ??= new Scratch(1));
-  if ((type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (curandGetProperty$c ??= binder.native('curandGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('curandGetProperty', status);
@@ -268,7 +268,7 @@ let curandSetGeneratorOrdering$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
-  if ((order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
+  if (typeof order !== 'number' || (order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
   const status = (curandSetGeneratorOrdering$c ??= binder.native('curandSetGeneratorOrdering'))(generator, order);
   if (status !== 0) throw fail('curandSetGeneratorOrdering', status);
 }
@@ -284,7 +284,7 @@ let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
-  if ((num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
+  if (typeof num_dimensions !== 'number' || (num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
   const status = (curandSetQuasiRandomGeneratorDimensions$c ??= binder.native('curandSetQuasiRandomGeneratorDimensions'))(generator, num_dimensions);
   if (status !== 0) throw fail('curandSetQuasiRandomGeneratorDimensions', status);
 }

@@ -31,7 +31,7 @@ let nvJitLinkAddData$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
-  if ((inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
+  if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
   pointerArg('nvJitLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
   if (typeof name !== 'string') throw argError('nvJitLinkAddData', 'name', 'a string', name);
@@ -42,7 +42,7 @@ let nvJitLinkAddFile$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
-  if ((inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
+  if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
   if (typeof fileName !== 'string') throw argError('nvJitLinkAddFile', 'fileName', 'a string', fileName);
   const status = (nvJitLinkAddFile$c ??= binder.native('nvJitLinkAddFile'))(handle, inputType, fileName);
   if (status !== 0) throw fail('nvJitLinkAddFile', status);

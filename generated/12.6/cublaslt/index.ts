@@ -57,7 +57,7 @@ export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
 let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
-  if ((mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
+  if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
   return result;
 }
@@ -72,7 +72,7 @@ let cublasLtGetProperty$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6 Returns `value`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
-  if ((type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cublasLtGetProperty', status);
@@ -81,14 +81,14 @@ export function cublasLtGetProperty(type: T.libraryPropertyType): number {
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
-  if ((status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
+  if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
   return result;
 }
 let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
-  if ((status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
+  if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
   return result;
 }
@@ -145,14 +145,14 @@ export function cublasLtLoggerSetFile(file: T.Pointer): void {
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetLevel(level: number): void {
-  if ((level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
+  if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cublasLtLoggerSetLevel', status);
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetMask(mask: number): void {
-  if ((mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
+  if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);
   if (status !== 0) throw fail('cublasLtLoggerSetMask', status);
 }
@@ -184,7 +184,7 @@ let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -213,7 +213,7 @@ let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -225,7 +225,7 @@ let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
@@ -243,7 +243,7 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
   if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
   s.u64[0] = 0n;
@@ -257,13 +257,13 @@ let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
-  if ((Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
-  if ((Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
-  if ((Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
+  if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
   s.u64[0] = 0n;
   const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.slot(0));
@@ -274,13 +274,13 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoInit', 'scaleType', 'i32', scaleType);
-  if ((Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoInit', 'Atype', 'i32', Atype);
-  if ((Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoInit', 'Btype', 'i32', Btype);
-  if ((Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoInit', 'Ctype', 'i32', Ctype);
-  if ((Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoInit', 'Dtype', 'i32', Dtype);
-  if ((algoId | 0) !== algoId) throw intError('cublasLtMatmulAlgoInit', 'algoId', 'i32', algoId);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoInit', 'scaleType', 'i32', scaleType);
+  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoInit', 'Atype', 'i32', Atype);
+  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoInit', 'Btype', 'i32', Btype);
+  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoInit', 'Ctype', 'i32', Ctype);
+  if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoInit', 'Dtype', 'i32', Dtype);
+  if (typeof algoId !== 'number' || (algoId | 0) !== algoId) throw intError('cublasLtMatmulAlgoInit', 'algoId', 'i32', algoId);
   pointerArg('cublasLtMatmulAlgoInit', 'algo', algo, true);
   const status = (cublasLtMatmulAlgoInit$c ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
   if (status !== 0) throw fail('cublasLtMatmulAlgoInit', status);
@@ -291,8 +291,8 @@ let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.slot(0), computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
   return s.address(0) as T.cublasLtMatmulDesc_t;
@@ -310,7 +310,7 @@ let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -323,8 +323,8 @@ let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   pointerArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
-  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulDescInit_internal', 'computeType', 'i32', computeType);
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescInit_internal', 'scaleType', 'i32', scaleType);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescInit_internal', 'computeType', 'i32', computeType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatmulDescInit_internal$c ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescInit_internal', status);
 }
@@ -332,7 +332,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
   pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -361,7 +361,7 @@ let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -381,7 +381,7 @@ let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
@@ -393,7 +393,7 @@ let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
   if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
   if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
@@ -414,7 +414,7 @@ let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -427,7 +427,7 @@ let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   pointerArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
-  if ((type | 0) !== type) throw intError('cublasLtMatrixLayoutInit_internal', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutInit_internal', 'type', 'i32', type);
   if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
   if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
@@ -438,7 +438,7 @@ let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
@@ -467,7 +467,7 @@ let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.slot(0), scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
   return s.address(0) as T.cublasLtMatrixTransformDesc_t;
@@ -485,7 +485,7 @@ let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -498,7 +498,7 @@ let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): void {
   pointerArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
-  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescInit_internal', 'scaleType', 'i32', scaleType);
+  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatrixTransformDescInit_internal$c ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
 }
@@ -506,7 +506,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
-  if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

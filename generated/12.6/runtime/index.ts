@@ -55,7 +55,7 @@ let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
-  if ((device | 0) !== device) throw intError('cudaArrayGetMemoryRequirements', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cudaArrayGetMemoryRequirements$c ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
@@ -67,7 +67,7 @@ export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
-  if ((planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
+  if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
   const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.slot(0), hArray, planeIdx);
   if (status !== 0) throw fail('cudaArrayGetPlane', status);
   return s.address(0) as T.cudaArray_t;
@@ -95,11 +95,11 @@ export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.6 */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
-  if ((x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
-  if ((y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
-  if ((z | 0) !== z) throw intError('cudaCreateChannelDesc', 'z', 'i32', z);
-  if ((w | 0) !== w) throw intError('cudaCreateChannelDesc', 'w', 'i32', w);
-  if ((f | 0) !== f) throw intError('cudaCreateChannelDesc', 'f', 'i32', f);
+  if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
+  if (typeof y !== 'number' || (y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
+  if (typeof z !== 'number' || (z | 0) !== z) throw intError('cudaCreateChannelDesc', 'z', 'i32', z);
+  if (typeof w !== 'number' || (w | 0) !== w) throw intError('cudaCreateChannelDesc', 'w', 'i32', w);
+  if (typeof f !== 'number' || (f | 0) !== f) throw intError('cudaCreateChannelDesc', 'f', 'i32', f);
   const result = (cudaCreateChannelDesc$c ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
   return result;
 }
@@ -167,8 +167,8 @@ let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
-  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
+  if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceCanAccessPeer$c ??= binder.native('cudaDeviceCanAccessPeer'))(s.slot(0), device, peerDevice);
   if (status !== 0) throw fail('cudaDeviceCanAccessPeer', status);
   return s.i32[0];
@@ -176,23 +176,23 @@ export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): num
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
-  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
+  if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceDisablePeerAccess$c ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
   if (status !== 0) throw fail('cudaDeviceDisablePeerAccess', status);
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
-  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
-  if ((flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
+  if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
   const status = (cudaDeviceEnablePeerAccess$c ??= binder.native('cudaDeviceEnablePeerAccess'))(peerDevice, flags);
   if (status !== 0) throw fail('cudaDeviceEnablePeerAccess', status);
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
-  if ((target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
-  if ((scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
+  if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
+  if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
   const status = (cudaDeviceFlushGPUDirectRDMAWrites$c ??= binder.native('cudaDeviceFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cudaDeviceFlushGPUDirectRDMAWrites', status);
 }
@@ -202,8 +202,8 @@ let cudaDeviceGetAttribute$c: NativeFunction | undefined;
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
-  if ((device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
   const status = (cudaDeviceGetAttribute$c ??= binder.native('cudaDeviceGetAttribute'))(s.slot(0), attr, device);
   if (status !== 0) throw fail('cudaDeviceGetAttribute', status);
   return s.i32[0];
@@ -235,7 +235,7 @@ let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
   const status = (cudaDeviceGetDefaultMemPool$c ??= binder.native('cudaDeviceGetDefaultMemPool'))(s.slot(0), device);
   if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
   return s.address(0) as T.cudaMemPool_t;
@@ -243,8 +243,8 @@ export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType): bigint {
-  if ((device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
-  if ((attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cudaDeviceGetGraphMemAttribute$c ??= binder.native('cudaDeviceGetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cudaDeviceGetGraphMemAttribute', status);
@@ -257,7 +257,7 @@ let cudaDeviceGetLimit$c: NativeFunction | undefined;
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
   const status = (cudaDeviceGetLimit$c ??= binder.native('cudaDeviceGetLimit'))(s.slot(0), limit);
   if (status !== 0) throw fail('cudaDeviceGetLimit', status);
   return s.size(0);
@@ -268,7 +268,7 @@ let cudaDeviceGetMemPool$c: NativeFunction | undefined;
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
   const status = (cudaDeviceGetMemPool$c ??= binder.native('cudaDeviceGetMemPool'))(s.slot(0), device);
   if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
   return s.address(0) as T.cudaMemPool_t;
@@ -277,8 +277,8 @@ let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
-  if ((device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
-  if ((flags | 0) !== flags) throw intError('cudaDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cudaDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
   const status = (cudaDeviceGetNvSciSyncAttributes$c ??= binder.native('cudaDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, device, flags);
   if (status !== 0) throw fail('cudaDeviceGetNvSciSyncAttributes', status);
 }
@@ -288,9 +288,9 @@ let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
-  if ((srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
+  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
   const status = (cudaDeviceGetP2PAttribute$c ??= binder.native('cudaDeviceGetP2PAttribute'))(s.slot(0), attr, srcDevice, dstDevice);
   if (status !== 0) throw fail('cudaDeviceGetP2PAttribute', status);
   return s.i32[0];
@@ -298,9 +298,9 @@ export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: 
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.6 Returns `pciBusId`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
-  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cudaDeviceGetPCIBusId', 'pciBusId', len)));
-  if ((len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
-  if ((device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
+  if (typeof len !== 'number' || (len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
+  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cudaDeviceGetPCIBusId', 'len', len)));
   const status = (cudaDeviceGetPCIBusId$c ??= binder.native('cudaDeviceGetPCIBusId'))(pciBusId$, len, device);
   if (status !== 0) throw fail('cudaDeviceGetPCIBusId', status);
   return textFrom(pciBusId$);
@@ -333,7 +333,7 @@ export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelForma
   const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
   s.u64[0] = 0n;
   const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
-  if ((device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
   const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), fmtDesc$, device);
   if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
   return s.size(0);
@@ -341,7 +341,7 @@ export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelForma
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGraphMemTrim(device: number): void {
-  if ((device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
@@ -350,7 +350,7 @@ let cudaDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.6 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
   const s = (cudaDeviceRegisterAsyncNotification$ ??= new Scratch(1));
-  if ((device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
   callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
   pointerArg('cudaDeviceRegisterAsyncNotification', 'userData', userData, true);
   s.u64[0] = 0n;
@@ -368,15 +368,15 @@ export function cudaDeviceReset(): void {
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
-  if ((cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
+  if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaDeviceSetCacheConfig$c ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaDeviceSetCacheConfig', status);
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: bigint): void {
-  if ((device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
-  if ((attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cudaDeviceSetGraphMemAttribute$c ??= binder.native('cudaDeviceSetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cudaDeviceSetGraphMemAttribute', status);
@@ -385,7 +385,7 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
-  if ((limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
   const status = (cudaDeviceSetLimit$c ??= binder.native('cudaDeviceSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
@@ -393,7 +393,7 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
-  if ((device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaDeviceSetMemPool$c ??= binder.native('cudaDeviceSetMemPool'))(device, memPool);
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
@@ -401,7 +401,7 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
-  if ((config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaDeviceSetSharedMemConfig$c ??= binder.native('cudaDeviceSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
@@ -415,7 +415,7 @@ export function cudaDeviceSynchronize(): void {
 let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
-  if ((device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
   const status = (cudaDeviceUnregisterAsyncNotification$c ??= binder.native('cudaDeviceUnregisterAsyncNotification'))(device, callback);
   if (status !== 0) throw fail('cudaDeviceUnregisterAsyncNotification', status);
@@ -446,7 +446,7 @@ let cudaEventCreateWithFlags$c: NativeFunction | undefined;
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   const s = (cudaEventCreateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
   const status = (cudaEventCreateWithFlags$c ??= binder.native('cudaEventCreateWithFlags'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
   return s.address(0) as T.cudaEvent_t;
@@ -491,7 +491,7 @@ let cudaEventRecordWithFlags$c: NativeFunction | undefined;
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
-  if ((flags >>> 0) !== flags) throw intError('cudaEventRecordWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cudaEventRecordWithFlags$c ??= binder.native('cudaEventRecordWithFlags'))(event, stream, flags);
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
 }
@@ -604,8 +604,8 @@ let cudaFuncSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute, value: number): void {
   pointerArg('cudaFuncSetAttribute', 'func', func, true);
-  if ((attr | 0) !== attr) throw intError('cudaFuncSetAttribute', 'attr', 'i32', attr);
-  if ((value | 0) !== value) throw intError('cudaFuncSetAttribute', 'value', 'i32', value);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaFuncSetAttribute', 'attr', 'i32', attr);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaFuncSetAttribute', 'value', 'i32', value);
   const status = (cudaFuncSetAttribute$c ??= binder.native('cudaFuncSetAttribute'))(func, attr, value);
   if (status !== 0) throw fail('cudaFuncSetAttribute', status);
 }
@@ -613,7 +613,7 @@ let cudaFuncSetCacheConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncCache): void {
   pointerArg('cudaFuncSetCacheConfig', 'func', func, true);
-  if ((cacheConfig | 0) !== cacheConfig) throw intError('cudaFuncSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
+  if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaFuncSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaFuncSetCacheConfig$c ??= binder.native('cudaFuncSetCacheConfig'))(func, cacheConfig);
   if (status !== 0) throw fail('cudaFuncSetCacheConfig', status);
 }
@@ -621,7 +621,7 @@ let cudaFuncSetSharedMemConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaSharedMemConfig): void {
   pointerArg('cudaFuncSetSharedMemConfig', 'func', func, true);
-  if ((config | 0) !== config) throw intError('cudaFuncSetSharedMemConfig', 'config', 'i32', config);
+  if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaFuncSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaFuncSetSharedMemConfig$c ??= binder.native('cudaFuncSetSharedMemConfig'))(func, config);
   if (status !== 0) throw fail('cudaFuncSetSharedMemConfig', status);
 }
@@ -668,7 +668,7 @@ let cudaGetDeviceProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 12.6 Returns `prop`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   const prop$ = new Uint8Array(1032);
-  if ((device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
   const status = (cudaGetDeviceProperties$c ??= binder.native('cudaGetDeviceProperties'))(prop$, device);
   if (status !== 0) throw fail('cudaGetDeviceProperties', status);
   return decodeRecord<T.cudaDeviceProp>(records.cudaDeviceProp(), prop$);
@@ -693,7 +693,7 @@ export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: nu
   const s = (cudaGetDriverEntryPointByVersion$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
   s.u64[0] = 0n;
-  if ((cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
+  if (typeof cudaVersion !== 'number' || (cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
   s.u64[1] = 0n;
   const status = (cudaGetDriverEntryPointByVersion$c ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
@@ -703,14 +703,14 @@ export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: nu
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6 */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
-  if ((error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
+  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
   const result = (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
   return result;
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6 */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
-  if ((error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
+  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
   const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
   return result;
 }
@@ -760,7 +760,7 @@ export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
-  if ((level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
+  if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
   const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.slot(0), mipmappedArray, level);
   if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
   return s.address(0) as T.cudaArray_t;
@@ -1008,7 +1008,7 @@ export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependenc
   pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
   pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
@@ -1026,7 +1026,7 @@ export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pD
   pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
@@ -1044,7 +1044,7 @@ export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDep
   pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
@@ -1122,8 +1122,8 @@ export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, de
   const s = (cudaGraphConditionalHandleCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
-  if ((defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
-  if ((flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
+  if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
   const status = (cudaGraphConditionalHandleCreate$c ??= binder.native('cudaGraphConditionalHandleCreate'))(s.slot(0), graph, defaultLaunchValue, flags);
   if (status !== 0) throw fail('cudaGraphConditionalHandleCreate', status);
   return s.u64[0];
@@ -1134,7 +1134,7 @@ let cudaGraphCreate$c: NativeFunction | undefined;
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   const s = (cudaGraphCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
   const status = (cudaGraphCreate$c ??= binder.native('cudaGraphCreate'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaGraphCreate', status);
   return s.address(0) as T.cudaGraph_t;
@@ -1144,7 +1144,7 @@ let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
   if (typeof path !== 'string') throw argError('cudaGraphDebugDotPrint', 'path', 'a string', path);
-  if ((flags >>> 0) !== flags) throw intError('cudaGraphDebugDotPrint', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cudaGraphDebugDotPrint$c ??= binder.native('cudaGraphDebugDotPrint'))(graph, path, flags);
   if (status !== 0) throw fail('cudaGraphDebugDotPrint', status);
 }
@@ -1298,7 +1298,7 @@ export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t
   pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'dst', dst, true, count);
   pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParams1D', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams1D'))(hGraphExec, node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams1D', status);
 }
@@ -1311,7 +1311,7 @@ export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGra
   pointerArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsFromSymbol'))(hGraphExec, node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsFromSymbol', status);
 }
@@ -1324,7 +1324,7 @@ export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraph
   pointerArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsToSymbol'))(hGraphExec, node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsToSymbol', status);
 }
@@ -1528,7 +1528,7 @@ let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Returns `value_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
-  if ((attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaGraphKernelNodeGetAttribute$c ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
   if (status !== 0) throw fail('cudaGraphKernelNodeGetAttribute', status);
@@ -1547,7 +1547,7 @@ let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
-  if ((attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cudaGraphKernelNodeSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
   const status = (cudaGraphKernelNodeSetAttribute$c ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value$);
   if (status !== 0) throw fail('cudaGraphKernelNodeSetAttribute', status);
@@ -1609,7 +1609,7 @@ export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, d
   pointerArg('cudaGraphMemcpyNodeSetParams1D', 'dst', dst, true, count);
   pointerArg('cudaGraphMemcpyNodeSetParams1D', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParams1D', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphMemcpyNodeSetParams1D'))(node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams1D', status);
 }
@@ -1621,7 +1621,7 @@ export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t |
   pointerArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsFromSymbol'))(node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsFromSymbol', status);
 }
@@ -1633,7 +1633,7 @@ export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | n
   pointerArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsToSymbol'))(node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsToSymbol', status);
 }
@@ -1772,7 +1772,7 @@ let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
-  if ((isEnabled >>> 0) !== isEnabled) throw intError('cudaGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
+  if (typeof isEnabled !== 'number' || (isEnabled >>> 0) !== isEnabled) throw intError('cudaGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cudaGraphNodeSetEnabled$c ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
 }
@@ -1790,7 +1790,7 @@ let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cudaGraphReleaseUserObject', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cudaGraphReleaseUserObject$c ??= binder.native('cudaGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cudaGraphReleaseUserObject', status);
 }
@@ -1820,8 +1820,8 @@ let cudaGraphRetainUserObject$c: NativeFunction | undefined;
 export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphRetainUserObject', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cudaGraphRetainUserObject', 'count', 'u32', count);
-  if ((flags >>> 0) !== flags) throw intError('cudaGraphRetainUserObject', 'flags', 'u32', flags);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaGraphRetainUserObject', 'count', 'u32', count);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cudaGraphRetainUserObject$c ??= binder.native('cudaGraphRetainUserObject'))(graph, object, count, flags);
   if (status !== 0) throw fail('cudaGraphRetainUserObject', status);
 }
@@ -1869,7 +1869,7 @@ let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
-  if ((flags >>> 0) !== flags) throw intError('cudaGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cudaGraphicsResourceSetMapFlags$c ??= binder.native('cudaGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cudaGraphicsResourceSetMapFlags', status);
 }
@@ -1880,8 +1880,8 @@ export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsRe
   const s = (cudaGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
-  if ((arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
-  if ((mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
+  if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+  if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
   const status = (cudaGraphicsSubResourceGetMappedArray$c ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
   return s.address(0) as T.cudaArray_t;
@@ -1909,7 +1909,7 @@ export function cudaHostAlloc(size: T.Int64, flags: number): number {
   const s = (cudaHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
   const status = (cudaHostAlloc$c ??= binder.native('cudaHostAlloc'))(s.slot(0), size, flags);
   if (status !== 0) throw fail('cudaHostAlloc', status);
   return s.address(0);
@@ -1921,7 +1921,7 @@ export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.Dev
   const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
-  if ((flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
   const status = (cudaHostGetDevicePointer$c ??= binder.native('cudaHostGetDevicePointer'))(s.slot(0), pHost, flags);
   if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
   return s.address(0) as T.DevicePointer;
@@ -1942,7 +1942,7 @@ let cudaHostRegister$c: NativeFunction | undefined;
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
   pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
   const status = (cudaHostRegister$c ??= binder.native('cudaHostRegister'))(ptr, size, flags);
   if (status !== 0) throw fail('cudaHostRegister', status);
 }
@@ -1978,9 +1978,9 @@ export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemapho
 let cudaInitDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaInitDevice(device: number, deviceFlags: number, flags: number): void {
-  if ((device | 0) !== device) throw intError('cudaInitDevice', 'device', 'i32', device);
-  if ((deviceFlags >>> 0) !== deviceFlags) throw intError('cudaInitDevice', 'deviceFlags', 'u32', deviceFlags);
-  if ((flags >>> 0) !== flags) throw intError('cudaInitDevice', 'flags', 'u32', flags);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaInitDevice', 'device', 'i32', device);
+  if (typeof deviceFlags !== 'number' || (deviceFlags >>> 0) !== deviceFlags) throw intError('cudaInitDevice', 'deviceFlags', 'u32', deviceFlags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaInitDevice', 'flags', 'u32', flags);
   const status = (cudaInitDevice$c ??= binder.native('cudaInitDevice'))(device, deviceFlags, flags);
   if (status !== 0) throw fail('cudaInitDevice', status);
 }
@@ -2027,7 +2027,7 @@ export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: numbe
   const s = (cudaIpcOpenMemHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
   checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
-  if ((flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
   const status = (cudaIpcOpenMemHandle$c ??= binder.native('cudaIpcOpenMemHandle'))(s.slot(0), handle, flags);
   if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
   return s.address(0) as T.DevicePointer;
@@ -2048,8 +2048,8 @@ let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
   pointerArg('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, true);
-  if ((numDevices >>> 0) !== numDevices) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'numDevices', 'u32', numDevices);
-  if ((flags >>> 0) !== flags) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
+  if (typeof numDevices !== 'number' || (numDevices >>> 0) !== numDevices) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'numDevices', 'u32', numDevices);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
   const status = (cudaLaunchCooperativeKernelMultiDevice$c ??= binder.native('cudaLaunchCooperativeKernelMultiDevice'))(launchParamsList, numDevices, flags);
   if (status !== 0) throw fail('cudaLaunchCooperativeKernelMultiDevice', status);
 }
@@ -2115,7 +2115,7 @@ export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, ex
   s.u64[0] = 0n;
   const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
-  if ((flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
   const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.slot(0), desc$, extent, flags);
   if (status !== 0) throw fail('cudaMalloc3DArray', status);
   return s.address(0) as T.cudaArray_t;
@@ -2129,7 +2129,7 @@ export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, widt
   const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
   const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.slot(0), desc$, width, height, flags);
   if (status !== 0) throw fail('cudaMallocArray', status);
   return s.address(0) as T.cudaArray_t;
@@ -2177,7 +2177,7 @@ export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer
   const s = (cudaMallocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
   const status = (cudaMallocManaged$c ??= binder.native('cudaMallocManaged'))(s.slot(0), size, flags);
   if (status !== 0) throw fail('cudaMallocManaged', status);
   return s.address(0) as T.DevicePointer;
@@ -2190,8 +2190,8 @@ export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Ar
   s.u64[0] = 0n;
   const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
-  if ((numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
-  if ((flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
+  if (typeof numLevels !== 'number' || (numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
   const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.slot(0), desc$, extent, numLevels, flags);
   if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
   return s.address(0) as T.cudaMipmappedArray_t;
@@ -2214,8 +2214,8 @@ let cudaMemAdvise$c: NativeFunction | undefined;
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, device: number): void {
   pointerArg('cudaMemAdvise', 'devPtr', devPtr, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemAdvise', 'count', count, false);
-  if ((advice | 0) !== advice) throw intError('cudaMemAdvise', 'advice', 'i32', advice);
-  if ((device | 0) !== device) throw intError('cudaMemAdvise', 'device', 'i32', device);
+  if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cudaMemAdvise', 'advice', 'i32', advice);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaMemAdvise', 'device', 'i32', device);
   const status = (cudaMemAdvise$c ??= binder.native('cudaMemAdvise'))(devPtr, count, advice, device);
   if (status !== 0) throw fail('cudaMemAdvise', status);
 }
@@ -2224,7 +2224,7 @@ let cudaMemAdvise_v2$c: NativeFunction | undefined;
 export function cudaMemAdvise_v2(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): void {
   pointerArg('cudaMemAdvise_v2', 'devPtr', devPtr, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemAdvise_v2', 'count', count, false);
-  if ((advice | 0) !== advice) throw intError('cudaMemAdvise_v2', 'advice', 'i32', advice);
+  if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cudaMemAdvise_v2', 'advice', 'i32', advice);
   checkRecord('cudaMemAdvise_v2', 'location', records.cudaMemLocation(), location);
   const status = (cudaMemAdvise_v2$c ??= binder.native('cudaMemAdvise_v2'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cudaMemAdvise_v2', status);
@@ -2272,8 +2272,8 @@ let cudaMemPoolExportToShareableHandle$c: NativeFunction | undefined;
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t | null, handleType: T.cudaMemAllocationHandleType, flags: number): void {
   pointerArg('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolExportToShareableHandle', 'memPool', memPool, true) as typeof memPool;
-  if ((handleType | 0) !== handleType) throw intError('cudaMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
-  if ((flags >>> 0) !== flags) throw intError('cudaMemPoolExportToShareableHandle', 'flags', 'u32', flags);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolExportToShareableHandle', 'flags', 'u32', flags);
   const status = (cudaMemPoolExportToShareableHandle$c ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolExportToShareableHandle', status);
 }
@@ -2293,7 +2293,7 @@ let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr): number | bigint {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAttribute', 'memPool', memPool, true) as typeof memPool;
-  if ((attr | 0) !== attr) throw intError('cudaMemPoolGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolGetAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cudaMemPoolGetAttribute$c ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value$);
   if (status !== 0) throw fail('cudaMemPoolGetAttribute', status);
@@ -2307,8 +2307,8 @@ export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer,
   const s = (cudaMemPoolImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
-  if ((handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-  if ((flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
+  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
   const status = (cudaMemPoolImportFromShareableHandle$c ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s.slot(0), shareableHandle, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
   return s.address(0) as T.cudaMemPool_t;
@@ -2338,7 +2338,7 @@ let cudaMemPoolSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr, value: number | bigint): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolSetAttribute', 'memPool', memPool, true) as typeof memPool;
-  if ((attr | 0) !== attr) throw intError('cudaMemPoolSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolSetAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cudaMemPoolSetAttribute$c ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value$);
   if (status !== 0) throw fail('cudaMemPoolSetAttribute', status);
@@ -2357,7 +2357,7 @@ let cudaMemPrefetchAsync$c: NativeFunction | undefined;
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, dstDevice: number, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemPrefetchAsync', 'devPtr', devPtr, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cudaMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemPrefetchAsync$c ??= binder.native('cudaMemPrefetchAsync'))(devPtr, count, dstDevice, stream);
   if (status !== 0) throw fail('cudaMemPrefetchAsync', status);
@@ -2368,7 +2368,7 @@ export function cudaMemPrefetchAsync_v2(devPtr: T.Pointer, count: T.Int64, locat
   pointerArg('cudaMemPrefetchAsync_v2', 'devPtr', devPtr, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemPrefetchAsync_v2', 'count', count, false);
   checkRecord('cudaMemPrefetchAsync_v2', 'location', records.cudaMemLocation(), location);
-  if ((flags >>> 0) !== flags) throw intError('cudaMemPrefetchAsync_v2', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPrefetchAsync_v2', 'flags', 'u32', flags);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchAsync_v2', 'stream', stream, true) as typeof stream;
   const status = (cudaMemPrefetchAsync_v2$c ??= binder.native('cudaMemPrefetchAsync_v2'))(devPtr, count, location, flags, stream);
   if (status !== 0) throw fail('cudaMemPrefetchAsync_v2', status);
@@ -2378,7 +2378,7 @@ let cudaMemRangeGetAttribute$c: NativeFunction | undefined;
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): void {
   pointerArg('cudaMemRangeGetAttribute', 'data', data, false, dataSize);
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
-  if ((attribute | 0) !== attribute) throw intError('cudaMemRangeGetAttribute', 'attribute', 'i32', attribute);
+  if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cudaMemRangeGetAttribute', 'attribute', 'i32', attribute);
   pointerArg('cudaMemRangeGetAttribute', 'devPtr', devPtr, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
   const status = (cudaMemRangeGetAttribute$c ??= binder.native('cudaMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
@@ -2403,7 +2403,7 @@ export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind:
   pointerArg('cudaMemcpy', 'dst', dst, true, count);
   pointerArg('cudaMemcpy', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy', 'kind', 'i32', kind);
   const status = (cudaMemcpy$c ??= binder.native('cudaMemcpy'))(dst, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpy', status);
 }
@@ -2417,7 +2417,7 @@ export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, sp
   if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2D', 'spitch', spitch, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2D', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2D', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2D', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2D', 'kind', 'i32', kind);
   const status = (cudaMemcpy2D$c ??= binder.native('cudaMemcpy2D'))(dst, dpitch, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2D', status);
 }
@@ -2433,7 +2433,7 @@ export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: 
   if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DArrayToArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DArrayToArray$c ??= binder.native('cudaMemcpy2DArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
 }
@@ -2446,7 +2446,7 @@ export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointe
   if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'spitch', spitch, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DAsync$c ??= binder.native('cudaMemcpy2DAsync'))(dst, dpitch, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
@@ -2462,7 +2462,7 @@ export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cu
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'hOffset', hOffset, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DFromArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DFromArray$c ??= binder.native('cudaMemcpy2DFromArray'))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
 }
@@ -2476,7 +2476,7 @@ export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src:
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'hOffset', hOffset, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DFromArrayAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DFromArrayAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DFromArrayAsync$c ??= binder.native('cudaMemcpy2DFromArrayAsync'))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
@@ -2492,7 +2492,7 @@ export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64,
   if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'spitch', spitch, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DToArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DToArray$c ??= binder.native('cudaMemcpy2DToArray'))(dst, wOffset, hOffset, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
 }
@@ -2506,7 +2506,7 @@ export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.I
   if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'spitch', spitch, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'height', height, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DToArrayAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DToArrayAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DToArrayAsync$c ??= binder.native('cudaMemcpy2DToArrayAsync'))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
@@ -2554,7 +2554,7 @@ export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.
   if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || wOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
   if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyArrayToArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyArrayToArray$c ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
 }
@@ -2564,7 +2564,7 @@ export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, 
   pointerArg('cudaMemcpyAsync', 'dst', dst, true, count);
   pointerArg('cudaMemcpyAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyAsync$c ??= binder.native('cudaMemcpyAsync'))(dst, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyAsync', status);
@@ -2578,7 +2578,7 @@ export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | n
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'wOffset', wOffset, false);
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'hOffset', hOffset, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromArray$c ??= binder.native('cudaMemcpyFromArray'))(dst, src, wOffset, hOffset, count, kind);
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
 }
@@ -2590,7 +2590,7 @@ export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'wOffset', wOffset, false);
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'hOffset', hOffset, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromArrayAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromArrayAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromArrayAsync$c ??= binder.native('cudaMemcpyFromArrayAsync'))(dst, src, wOffset, hOffset, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
@@ -2603,7 +2603,7 @@ export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T
   pointerArg('cudaMemcpyFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromSymbol$c ??= binder.native('cudaMemcpyFromSymbol'))(dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
 }
@@ -2614,7 +2614,7 @@ export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, cou
   pointerArg('cudaMemcpyFromSymbolAsync', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromSymbolAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromSymbolAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromSymbolAsync$c ??= binder.native('cudaMemcpyFromSymbolAsync'))(dst, symbol, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
@@ -2624,9 +2624,9 @@ let cudaMemcpyPeer$c: NativeFunction | undefined;
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
   assertMayBlock('cudaMemcpyPeer');
   pointerArg('cudaMemcpyPeer', 'dst', dst, true, count);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeer', 'dstDevice', 'i32', dstDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeer', 'dstDevice', 'i32', dstDevice);
   pointerArg('cudaMemcpyPeer', 'src', src, true, count);
-  if ((srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeer', 'srcDevice', 'i32', srcDevice);
+  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeer', 'srcDevice', 'i32', srcDevice);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
   const status = (cudaMemcpyPeer$c ??= binder.native('cudaMemcpyPeer'))(dst, dstDevice, src, srcDevice, count);
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
@@ -2635,9 +2635,9 @@ let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpyPeerAsync', 'dst', dst, true, count);
-  if ((dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeerAsync', 'dstDevice', 'i32', dstDevice);
+  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeerAsync', 'dstDevice', 'i32', dstDevice);
   pointerArg('cudaMemcpyPeerAsync', 'src', src, true, count);
-  if ((srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeerAsync', 'srcDevice', 'i32', srcDevice);
+  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeerAsync', 'srcDevice', 'i32', srcDevice);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyPeerAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyPeerAsync$c ??= binder.native('cudaMemcpyPeerAsync'))(dst, dstDevice, src, srcDevice, count, stream);
@@ -2652,7 +2652,7 @@ export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, h
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'hOffset', hOffset, false);
   pointerArg('cudaMemcpyToArray', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyToArray', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyToArray$c ??= binder.native('cudaMemcpyToArray'))(dst, wOffset, hOffset, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
 }
@@ -2664,7 +2664,7 @@ export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'hOffset', hOffset, false);
   pointerArg('cudaMemcpyToArrayAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyToArrayAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArrayAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToArrayAsync$c ??= binder.native('cudaMemcpyToArrayAsync'))(dst, wOffset, hOffset, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
@@ -2677,7 +2677,7 @@ export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.I
   pointerArg('cudaMemcpyToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyToSymbol', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyToSymbol$c ??= binder.native('cudaMemcpyToSymbol'))(symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
 }
@@ -2688,7 +2688,7 @@ export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count
   pointerArg('cudaMemcpyToSymbolAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'offset', offset, false);
-  if ((kind | 0) !== kind) throw intError('cudaMemcpyToSymbolAsync', 'kind', 'i32', kind);
+  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToSymbolAsync', 'kind', 'i32', kind);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToSymbolAsync$c ??= binder.native('cudaMemcpyToSymbolAsync'))(symbol, src, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToSymbolAsync', status);
@@ -2698,7 +2698,7 @@ let cudaMemset$c: NativeFunction | undefined;
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
   assertMayBlock('cudaMemset');
   pointerArg('cudaMemset', 'devPtr', devPtr, true, count);
-  if ((value | 0) !== value) throw intError('cudaMemset', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset', 'value', 'i32', value);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
   const status = (cudaMemset$c ??= binder.native('cudaMemset'))(devPtr, value, count);
   if (status !== 0) throw fail('cudaMemset', status);
@@ -2709,7 +2709,7 @@ export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, w
   assertMayBlock('cudaMemset2D');
   pointerArg('cudaMemset2D', 'devPtr', devPtr, true);
   if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2D', 'pitch', pitch, false);
-  if ((value | 0) !== value) throw intError('cudaMemset2D', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset2D', 'value', 'i32', value);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2D', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2D', 'height', height, false);
   const status = (cudaMemset2D$c ??= binder.native('cudaMemset2D'))(devPtr, pitch, value, width, height);
@@ -2720,7 +2720,7 @@ let cudaMemset2DAsync$c: NativeFunction | undefined;
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
   if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
-  if ((value | 0) !== value) throw intError('cudaMemset2DAsync', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset2DAsync', 'value', 'i32', value);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2DAsync', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2DAsync', 'height', height, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset2DAsync', 'stream', stream, true) as typeof stream;
@@ -2732,7 +2732,7 @@ let cudaMemset3D$c: NativeFunction | undefined;
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
   assertMayBlock('cudaMemset3D');
   checkRecord('cudaMemset3D', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
-  if ((value | 0) !== value) throw intError('cudaMemset3D', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset3D', 'value', 'i32', value);
   checkRecord('cudaMemset3D', 'extent', records.cudaExtent(), extent);
   const status = (cudaMemset3D$c ??= binder.native('cudaMemset3D'))(pitchedDevPtr, value, extent);
   if (status !== 0) throw fail('cudaMemset3D', status);
@@ -2741,7 +2741,7 @@ let cudaMemset3DAsync$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t | null): void {
   checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
-  if ((value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
   checkRecord('cudaMemset3DAsync', 'extent', records.cudaExtent(), extent);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset3DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemset3DAsync$c ??= binder.native('cudaMemset3DAsync'))(pitchedDevPtr, value, extent, stream);
@@ -2751,7 +2751,7 @@ let cudaMemsetAsync$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemsetAsync', 'devPtr', devPtr, true, count);
-  if ((value | 0) !== value) throw intError('cudaMemsetAsync', 'value', 'i32', value);
+  if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemsetAsync', 'value', 'i32', value);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemsetAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemsetAsync$c ??= binder.native('cudaMemsetAsync'))(devPtr, value, count, stream);
@@ -2762,7 +2762,7 @@ let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
-  if ((device | 0) !== device) throw intError('cudaMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cudaMipmappedArrayGetMemoryRequirements$c ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cudaMipmappedArrayGetMemoryRequirements', status);
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
@@ -2783,8 +2783,8 @@ export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBl
   const s = (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
-  if ((numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
-  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
+  if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
   const status = (cudaOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
   if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
@@ -2796,7 +2796,7 @@ export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, b
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
-  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
   const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
@@ -2809,9 +2809,9 @@ export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.P
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
-  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
   const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
   return s.i32[0];
@@ -2880,14 +2880,14 @@ export function cudaRuntimeGetVersion(): number {
 let cudaSetDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaSetDevice(device: number): void {
-  if ((device | 0) !== device) throw intError('cudaSetDevice', 'device', 'i32', device);
+  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaSetDevice', 'device', 'i32', device);
   const status = (cudaSetDevice$c ??= binder.native('cudaSetDevice'))(device);
   if (status !== 0) throw fail('cudaSetDevice', status);
 }
 let cudaSetDeviceFlags$c: NativeFunction | undefined;
 /** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaSetDeviceFlags(flags: number): void {
-  if ((flags >>> 0) !== flags) throw intError('cudaSetDeviceFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaSetDeviceFlags', 'flags', 'u32', flags);
   const status = (cudaSetDeviceFlags$c ??= binder.native('cudaSetDeviceFlags'))(flags);
   if (status !== 0) throw fail('cudaSetDeviceFlags', status);
 }
@@ -2936,7 +2936,7 @@ export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T
   if (typeof callback !== 'function') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
   const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.cudaStreamCallback_t(), callback) : undefined;
   pointerArg('cudaStreamAddCallback', 'userData', userData, true);
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamAddCallback', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamAddCallback', 'flags', 'u32', flags);
   const status = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'))(stream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
@@ -2949,7 +2949,7 @@ export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: 
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
   pointerArg('cudaStreamAttachMemAsync', 'devPtr', devPtr, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cudaStreamAttachMemAsync', 'length', length, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamAttachMemAsync', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cudaStreamAttachMemAsync$c ??= binder.native('cudaStreamAttachMemAsync'))(stream, devPtr, length, flags);
   if (status !== 0) throw fail('cudaStreamAttachMemAsync', status);
 }
@@ -2957,7 +2957,7 @@ let cudaStreamBeginCapture$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
-  if ((mode | 0) !== mode) throw intError('cudaStreamBeginCapture', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudaStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cudaStreamBeginCapture$c ??= binder.native('cudaStreamBeginCapture'))(stream, mode);
   if (status !== 0) throw fail('cudaStreamBeginCapture', status);
 }
@@ -2968,7 +2968,7 @@ export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, gra
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaStreamBeginCaptureToGraph', 'graph', graph, true) as typeof graph;
   const dependencies$ = scalarArrayArg('cudaStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, true);
   const dependencyData$ = recordArrayArg('cudaStreamBeginCaptureToGraph', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
-  if ((mode | 0) !== mode) throw intError('cudaStreamBeginCaptureToGraph', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudaStreamBeginCaptureToGraph', 'mode', 'i32', mode);
   const numDependencies$n = sameLength('cudaStreamBeginCaptureToGraph', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
   const status = (cudaStreamBeginCaptureToGraph$c ??= binder.native('cudaStreamBeginCaptureToGraph'))(stream, graph, dependencies$.data, dependencyData$.bytes, numDependencies$n, mode);
   if (status !== 0) throw fail('cudaStreamBeginCaptureToGraph', status);
@@ -2997,7 +2997,7 @@ let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
   const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
   return s.address(0) as T.cudaStream_t;
@@ -3008,8 +3008,8 @@ let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithPriority$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
-  if ((priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
+  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
   const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.slot(0), flags, priority);
   if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
   return s.address(0) as T.cudaStream_t;
@@ -3036,7 +3036,7 @@ let cudaStreamGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Returns `value_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
-  if ((attr | 0) !== attr) throw intError('cudaStreamGetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaStreamGetAttribute$c ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out$);
   if (status !== 0) throw fail('cudaStreamGetAttribute', status);
@@ -3136,7 +3136,7 @@ let cudaStreamSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
-  if ((attr | 0) !== attr) throw intError('cudaStreamSetAttribute', 'attr', 'i32', attr);
+  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cudaStreamSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
   const status = (cudaStreamSetAttribute$c ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, value$);
   if (status !== 0) throw fail('cudaStreamSetAttribute', status);
@@ -3154,7 +3154,7 @@ let cudaStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
   const numDependencies$n = dependencies$.count;
   const status = (cudaStreamUpdateCaptureDependencies$c ??= binder.native('cudaStreamUpdateCaptureDependencies'))(stream, dependencies$.data, numDependencies$n, flags);
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies', status);
@@ -3165,7 +3165,7 @@ export function cudaStreamUpdateCaptureDependencies_v2(stream: T.cudaStream_t | 
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamUpdateCaptureDependencies_v2', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
   const dependencyData$ = recordArrayArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
   const numDependencies$n = sameLength('cudaStreamUpdateCaptureDependencies_v2', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
   const status = (cudaStreamUpdateCaptureDependencies_v2$c ??= binder.native('cudaStreamUpdateCaptureDependencies_v2'))(stream, dependencies$.data, dependencyData$.bytes, numDependencies$n, flags);
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies_v2', status);
@@ -3175,7 +3175,7 @@ let cudaStreamWaitEvent$c: NativeFunction | undefined;
 export function cudaStreamWaitEvent(stream: T.cudaStream_t | null, event: T.cudaEvent_t | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaStreamWaitEvent', 'event', event, true) as typeof event;
-  if ((flags >>> 0) !== flags) throw intError('cudaStreamWaitEvent', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamWaitEvent', 'flags', 'u32', flags);
   const status = (cudaStreamWaitEvent$c ??= binder.native('cudaStreamWaitEvent'))(stream, event, flags);
   if (status !== 0) throw fail('cudaStreamWaitEvent', status);
 }
@@ -3184,7 +3184,7 @@ let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6 Returns `mode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
-  if ((mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
   s.u64[0] = 0n; s.u32[0] = mode;
   const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(s.slot(0));
   if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
@@ -3212,7 +3212,7 @@ let cudaThreadGetLimit$c: NativeFunction | undefined;
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   const s = (cudaThreadGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
   const status = (cudaThreadGetLimit$c ??= binder.native('cudaThreadGetLimit'))(s.slot(0), limit);
   if (status !== 0) throw fail('cudaThreadGetLimit', status);
   return s.size(0);
@@ -3220,14 +3220,14 @@ export function cudaThreadGetLimit(limit: T.cudaLimit): number {
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
-  if ((cacheConfig | 0) !== cacheConfig) throw intError('cudaThreadSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
+  if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaThreadSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaThreadSetCacheConfig$c ??= binder.native('cudaThreadSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaThreadSetCacheConfig', status);
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
-  if ((limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
+  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaThreadSetLimit', 'value', value, false);
   const status = (cudaThreadSetLimit$c ??= binder.native('cudaThreadSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
@@ -3247,8 +3247,8 @@ export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCall
   pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
   const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
-  if ((initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
-  if ((flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
+  if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
   const status = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
@@ -3260,7 +3260,7 @@ let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
   const status = (cudaUserObjectRelease$c ??= binder.native('cudaUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
 }
@@ -3268,7 +3268,7 @@ let cudaUserObjectRetain$c: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
-  if ((count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);
+  if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);
   const status = (cudaUserObjectRetain$c ??= binder.native('cudaUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRetain', status);
 }

@@ -93,7 +93,7 @@ let cudnnBackendCreateDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Returns `descriptor`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
   const s = (cudnnBackendCreateDescriptor$ ??= new Scratch(1));
-  if ((descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
+  if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
   s.u64[0] = 0n;
   const status = (cudnnBackendCreateDescriptor$c ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s.slot(0));
   if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
@@ -128,8 +128,8 @@ let cudnnBackendGetAttribute$c: NativeFunction | undefined;
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.Pointer): bigint {
   const s = (cudnnBackendGetAttribute$ ??= new Scratch(1));
   pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
-  if ((attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
-  if ((attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
+  if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
+  if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
   if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
   s.u64[0] = 0n;
   pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
@@ -158,8 +158,8 @@ let cudnnBackendSetAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): void {
   pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
-  if ((attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
-  if ((attributeType | 0) !== attributeType) throw intError('cudnnBackendSetAttribute', 'attributeType', 'i32', attributeType);
+  if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
+  if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendSetAttribute', 'attributeType', 'i32', attributeType);
   if (typeof elementCount !== 'number' || !(elementCount >= -9007199254740991 && elementCount <= 9007199254740991) || elementCount % 1 !== 0) int64Arg('cudnnBackendSetAttribute', 'elementCount', elementCount, true);
   pointerArg('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, true);
   const status = (cudnnBackendSetAttribute$c ??= binder.native('cudnnBackendSetAttribute'))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
@@ -179,7 +179,7 @@ let cudnnBatchNormalizationBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackward', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackward', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackward', 'mode', 'i32', mode);
   pointerArg('cudnnBatchNormalizationBackward', 'alphaDataDiff', alphaDataDiff, true);
   pointerArg('cudnnBatchNormalizationBackward', 'betaDataDiff', betaDataDiff, true);
   pointerArg('cudnnBatchNormalizationBackward', 'alphaParamDiff', alphaParamDiff, true);
@@ -204,8 +204,8 @@ let cudnnBatchNormalizationBackwardEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackwardEx', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackwardEx', 'mode', 'i32', mode);
-  if ((bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationBackwardEx', 'bnOps', 'i32', bnOps);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackwardEx', 'mode', 'i32', mode);
+  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationBackwardEx', 'bnOps', 'i32', bnOps);
   pointerArg('cudnnBatchNormalizationBackwardEx', 'alphaDataDiff', alphaDataDiff, true);
   pointerArg('cudnnBatchNormalizationBackwardEx', 'betaDataDiff', betaDataDiff, true);
   pointerArg('cudnnBatchNormalizationBackwardEx', 'alphaParamDiff', alphaParamDiff, true);
@@ -240,7 +240,7 @@ let cudnnBatchNormalizationForwardInference$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardInference', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardInference', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardInference', 'mode', 'i32', mode);
   pointerArg('cudnnBatchNormalizationForwardInference', 'alpha', alpha, true);
   pointerArg('cudnnBatchNormalizationForwardInference', 'beta', beta, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
@@ -260,7 +260,7 @@ let cudnnBatchNormalizationForwardTraining$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTraining', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTraining', 'mode', 'i32', mode);
   pointerArg('cudnnBatchNormalizationForwardTraining', 'alpha', alpha, true);
   pointerArg('cudnnBatchNormalizationForwardTraining', 'beta', beta, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
@@ -283,8 +283,8 @@ let cudnnBatchNormalizationForwardTrainingEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'mode', 'i32', mode);
-  if ((bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'bnOps', 'i32', bnOps);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'mode', 'i32', mode);
+  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'bnOps', 'i32', bnOps);
   pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'alpha', alpha, true);
   pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'beta', beta, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'xDesc', xDesc, true) as typeof xDesc;
@@ -315,7 +315,7 @@ let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((miniBatch | 0) !== miniBatch) throw intError('cudnnBuildRNNDynamic', 'miniBatch', 'i32', miniBatch);
+  if (typeof miniBatch !== 'number' || (miniBatch | 0) !== miniBatch) throw intError('cudnnBuildRNNDynamic', 'miniBatch', 'i32', miniBatch);
   const status = (cudnnBuildRNNDynamic$c ??= binder.native('cudnnBuildRNNDynamic'))(handle, rnnDesc, miniBatch);
   if (status !== 0) throw fail('cudnnBuildRNNDynamic', status);
 }
@@ -331,7 +331,7 @@ export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnT
   pointerArg('cudnnCTCLoss', 'costs', costs, true);
   if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnCTCLoss', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
   pointerArg('cudnnCTCLoss', 'gradients', gradients, true);
-  if ((algo | 0) !== algo) throw intError('cudnnCTCLoss', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss', 'algo', 'i32', algo);
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   pointerArg('cudnnCTCLoss', 'workspace', workspace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnCTCLoss', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
@@ -342,7 +342,7 @@ let cudnnCTCLoss_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
-  if ((algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
   pointerArg('cudnnCTCLoss_v8', 'probs', probs, true);
@@ -386,7 +386,7 @@ export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t | null, alp
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnConvolutionBackwardData', 'dyDesc', dyDesc, true) as typeof dyDesc;
   pointerArg('cudnnConvolutionBackwardData', 'dy', dy, true);
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBackwardData', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBackwardData', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnConvolutionBackwardData', 'algo', 'i32', algo);
   pointerArg('cudnnConvolutionBackwardData', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnConvolutionBackwardData', 'beta', beta, true);
@@ -405,7 +405,7 @@ export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t | null, a
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnConvolutionBackwardFilter', 'dyDesc', dyDesc, true) as typeof dyDesc;
   pointerArg('cudnnConvolutionBackwardFilter', 'dy', dy, true);
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBackwardFilter', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBackwardFilter', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnConvolutionBackwardFilter', 'algo', 'i32', algo);
   pointerArg('cudnnConvolutionBackwardFilter', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBackwardFilter', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnConvolutionBackwardFilter', 'beta', beta, true);
@@ -424,7 +424,7 @@ export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t | 
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnConvolutionBiasActivationForward', 'wDesc', wDesc, true) as typeof wDesc;
   pointerArg('cudnnConvolutionBiasActivationForward', 'w', w, true);
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBiasActivationForward', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBiasActivationForward', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnConvolutionBiasActivationForward', 'algo', 'i32', algo);
   pointerArg('cudnnConvolutionBiasActivationForward', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBiasActivationForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnConvolutionBiasActivationForward', 'alpha2', alpha2, true);
@@ -448,7 +448,7 @@ export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnConvolutionForward', 'wDesc', wDesc, true) as typeof wDesc;
   pointerArg('cudnnConvolutionForward', 'w', w, true);
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionForward', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnConvolutionForward', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnConvolutionForward', 'algo', 'i32', algo);
   pointerArg('cudnnConvolutionForward', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnConvolutionForward', 'beta', beta, true);
@@ -533,7 +533,7 @@ let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
   const s = (cudnnCreateFusedOpsConstParamPack$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
+  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsConstParamPack$c ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
   return s.address(0) as T.cudnnFusedOpsConstParamPack_t;
@@ -544,7 +544,7 @@ let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
   const s = (cudnnCreateFusedOpsPlan$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
+  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsPlan$c ??= binder.native('cudnnCreateFusedOpsPlan'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
   return s.address(0) as T.cudnnFusedOpsPlan_t;
@@ -555,7 +555,7 @@ let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
   const s = (cudnnCreateFusedOpsVariantParamPack$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
+  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsVariantParamPack$c ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
   return s.address(0) as T.cudnnFusedOpsVariantParamPack_t;
@@ -665,7 +665,7 @@ let cudnnDeriveBNTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnBatchNormMode_t): void {
   if (typeof derivedBnDesc !== 'number' || !(derivedBnDesc >= 0 && derivedBnDesc <= 9007199254740991) || derivedBnDesc % 1 !== 0) derivedBnDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'derivedBnDesc', derivedBnDesc, true) as typeof derivedBnDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnDeriveBNTensorDescriptor', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDeriveBNTensorDescriptor', 'mode', 'i32', mode);
   const status = (cudnnDeriveBNTensorDescriptor$c ??= binder.native('cudnnDeriveBNTensorDescriptor'))(derivedBnDesc, xDesc, mode);
   if (status !== 0) throw fail('cudnnDeriveBNTensorDescriptor', status);
 }
@@ -675,8 +675,8 @@ export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudn
   if (typeof derivedNormScaleBiasDesc !== 'number' || !(derivedNormScaleBiasDesc >= 0 && derivedNormScaleBiasDesc <= 9007199254740991) || derivedNormScaleBiasDesc % 1 !== 0) derivedNormScaleBiasDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormScaleBiasDesc', derivedNormScaleBiasDesc, true) as typeof derivedNormScaleBiasDesc;
   if (typeof derivedNormMeanVarDesc !== 'number' || !(derivedNormMeanVarDesc >= 0 && derivedNormMeanVarDesc <= 9007199254740991) || derivedNormMeanVarDesc % 1 !== 0) derivedNormMeanVarDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormMeanVarDesc', derivedNormMeanVarDesc, true) as typeof derivedNormMeanVarDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnDeriveNormTensorDescriptor', 'mode', 'i32', mode);
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnDeriveNormTensorDescriptor', 'groupCnt', 'i32', groupCnt);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDeriveNormTensorDescriptor', 'mode', 'i32', mode);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnDeriveNormTensorDescriptor', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnDeriveNormTensorDescriptor$c ??= binder.native('cudnnDeriveNormTensorDescriptor'))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
   if (status !== 0) throw fail('cudnnDeriveNormTensorDescriptor', status);
 }
@@ -825,7 +825,7 @@ let cudnnDivisiveNormalizationBackward$c: NativeFunction | undefined;
 export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dMeans: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationBackward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationBackward', 'normDesc', normDesc, true) as typeof normDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationBackward', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationBackward', 'mode', 'i32', mode);
   pointerArg('cudnnDivisiveNormalizationBackward', 'alpha', alpha, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnDivisiveNormalizationBackward', 'x', x, true);
@@ -845,7 +845,7 @@ let cudnnDivisiveNormalizationForward$c: NativeFunction | undefined;
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationForward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationForward', 'normDesc', normDesc, true) as typeof normDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationForward', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationForward', 'mode', 'i32', mode);
   pointerArg('cudnnDivisiveNormalizationForward', 'alpha', alpha, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationForward', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnDivisiveNormalizationForward', 'x', x, true);
@@ -918,7 +918,7 @@ export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionBackwardDataAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -938,7 +938,7 @@ export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandl
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
@@ -957,7 +957,7 @@ export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandl
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionBackwardFilterAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -977,7 +977,7 @@ export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHan
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
@@ -996,7 +996,7 @@ export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | n
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionForwardAlgorithm$c ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -1016,7 +1016,7 @@ export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t |
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
@@ -1090,8 +1090,8 @@ let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefi
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
-  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
+  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
@@ -1110,8 +1110,8 @@ let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction |
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
-  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
+  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
@@ -1128,8 +1128,8 @@ let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | und
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
-  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
+  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   s.u64[0] = 0n;
@@ -1200,7 +1200,7 @@ export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, pro
   pointerArg('cudnnGetCTCLossWorkspaceSize', 'labels', labels, true);
   pointerArg('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, true);
   pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
-  if ((algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   s.u64[0] = 0n;
   const status = (cudnnGetCTCLossWorkspaceSize$c ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s.slot(0));
@@ -1213,7 +1213,7 @@ let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetCTCLossWorkspaceSize_v8$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
-  if ((algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
   if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
@@ -1286,7 +1286,7 @@ export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandl
   if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionBackwardDataAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -1303,7 +1303,7 @@ export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHand
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
   s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardDataWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
@@ -1330,7 +1330,7 @@ export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHan
   if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -1347,7 +1347,7 @@ export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHa
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
   s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardFilterWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
@@ -1374,7 +1374,7 @@ export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t |
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
-  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   s.u64[0] = 0n;
   pointerArg('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionForwardAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s.slot(0), perfResults);
@@ -1391,7 +1391,7 @@ export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t 
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
   s.u64[0] = 0n;
   const status = (cudnnGetConvolutionForwardWorkspaceSize$c ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
@@ -1425,7 +1425,7 @@ let cudnnGetConvolutionNdDescriptor$c: NativeFunction | undefined;
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(2));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+  if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
   pointerArg('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, true);
   pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
   pointerArg('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, true);
@@ -1442,7 +1442,7 @@ export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvoluti
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnGetConvolutionNdForwardOutputDim', 'nbDims', 'i32', nbDims);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnGetConvolutionNdForwardOutputDim', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, true);
   const status = (cudnnGetConvolutionNdForwardOutputDim$c ??= binder.native('cudnnGetConvolutionNdForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
   if (status !== 0) throw fail('cudnnGetConvolutionNdForwardOutputDim', status);
@@ -1481,7 +1481,7 @@ export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
 let cudnnGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
-  if ((status_ | 0) !== status_) throw intError('cudnnGetErrorString', 'status', 'i32', status_);
+  if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cudnnGetErrorString', 'status', 'i32', status_);
   const result = (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
   return result;
 }
@@ -1507,7 +1507,7 @@ let cudnnGetFilterNdDescriptor$c: NativeFunction | undefined;
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   pointerArg('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, true);
@@ -1535,7 +1535,7 @@ export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_
   if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffDesc', diffDesc, true) as typeof diffDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if ((transformFormat | 0) !== transformFormat) throw intError('cudnnGetFoldedConvBackwardDataDescriptors', 'transformFormat', 'i32', transformFormat);
+  if (typeof transformFormat !== 'number' || (transformFormat | 0) !== transformFormat) throw intError('cudnnGetFoldedConvBackwardDataDescriptors', 'transformFormat', 'i32', transformFormat);
   if (typeof foldedFilterDesc !== 'number' || !(foldedFilterDesc >= 0 && foldedFilterDesc <= 9007199254740991) || foldedFilterDesc % 1 !== 0) foldedFilterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedFilterDesc', foldedFilterDesc, true) as typeof foldedFilterDesc;
   if (typeof paddedDiffDesc !== 'number' || !(paddedDiffDesc >= 0 && paddedDiffDesc <= 9007199254740991) || paddedDiffDesc % 1 !== 0) paddedDiffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'paddedDiffDesc', paddedDiffDesc, true) as typeof paddedDiffDesc;
   if (typeof foldedConvDesc !== 'number' || !(foldedConvDesc >= 0 && foldedConvDesc <= 9007199254740991) || foldedConvDesc % 1 !== 0) foldedConvDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedConvDesc', foldedConvDesc, true) as typeof foldedConvDesc;
@@ -1551,7 +1551,7 @@ let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
-  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'param', param, true);
   pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'isNULL', isNULL, true);
   const status = (cudnnGetFusedOpsConstParamPackAttribute$c ??= binder.native('cudnnGetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param, isNULL);
@@ -1561,7 +1561,7 @@ let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
-  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnGetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnGetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnGetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
   if (status !== 0) throw fail('cudnnGetFusedOpsVariantParamPackAttribute', status);
@@ -1612,7 +1612,7 @@ export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, att
   const s = (cudnnGetMultiHeadAttnWeights$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  if ((wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
+  if (typeof wKind !== 'number' || (wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
   if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
@@ -1627,9 +1627,9 @@ let cudnnGetNormalizationBackwardWorkspaceSize$c: NativeFunction | undefined;
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationBackwardWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
   if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
@@ -1639,7 +1639,7 @@ export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
   s.u64[0] = 0n;
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationBackwardWorkspaceSize$c ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
   return s.size(0);
@@ -1650,9 +1650,9 @@ let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefi
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
@@ -1660,7 +1660,7 @@ export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudn
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
   s.u64[0] = 0n;
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationForwardTrainingWorkspaceSize$c ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
   return s.size(0);
@@ -1671,13 +1671,13 @@ let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
   s.u64[0] = 0n;
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationTrainingReserveSpaceSize$c ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
   return s.size(0);
@@ -1731,7 +1731,7 @@ let cudnnGetPoolingNdDescriptor$c: NativeFunction | undefined;
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   pointerArg('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, true);
@@ -1747,7 +1747,7 @@ let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, nbDims: number, outputTensorDimA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnGetPoolingNdForwardOutputDim', 'nbDims', 'i32', nbDims);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnGetPoolingNdForwardOutputDim', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, true);
   const status = (cudnnGetPoolingNdForwardOutputDim$c ??= binder.native('cudnnGetPoolingNdForwardOutputDim'))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
   if (status !== 0) throw fail('cudnnGetPoolingNdForwardOutputDim', status);
@@ -1757,7 +1757,7 @@ let cudnnGetProperty$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 13.0 Returns `value`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
   const s = (cudnnGetProperty$ ??= new Scratch(1));
-  if ((type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
+  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
   s.u64[0] = 0n;
   const status = (cudnnGetProperty$c ??= binder.native('cudnnGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cudnnGetProperty', status);
@@ -1774,7 +1774,7 @@ export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_
   pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
   s.u64[2] = 0n;
   s.u64[3] = 0n;
-  if ((arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+  if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
   pointerArg('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
   pointerArg('cudnnGetRNNDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnGetRNNDataDescriptor$c ??= binder.native('cudnnGetRNNDataDescriptor'))(rnnDataDesc, s.slot(0), s.slot(1), maxSeqLength, s.slot(2), s.slot(3), arrayLengthRequested, seqLengthArray, paddingFill);
@@ -1812,7 +1812,7 @@ export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDes
   const s = (cudnnGetRNNTempSpaceSizes$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
+  if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
   s.u64[0] = 0n;
   s.u64[1] = 0n;
@@ -1827,10 +1827,10 @@ export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc:
   const s = (cudnnGetRNNWeightParams$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
+  if (typeof pseudoLayer !== 'number' || (pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
   if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
-  if ((linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
+  if (typeof linLayerID !== 'number' || (linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
   if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
   s.u64[0] = 0n;
   if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
@@ -1902,7 +1902,7 @@ export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
   s.u64[0] = 0n;
   pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
-  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
   pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
   s.u64[1] = 0n;
@@ -1949,7 +1949,7 @@ let cudnnGetTensorNdDescriptor$c: NativeFunction | undefined;
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
   s.u64[0] = 0n;
   pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
   pointerArg('cudnnGetTensorNdDescriptor', 'dimA', dimA, true);
@@ -1975,7 +1975,7 @@ let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
   const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if ((nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
+  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
   s.u64[0] = 0n;
   pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
   pointerArg('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
@@ -2027,7 +2027,7 @@ let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelBackward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelBackward', 'normDesc', normDesc, true) as typeof normDesc;
-  if ((lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelBackward', 'lrnMode', 'i32', lrnMode);
+  if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelBackward', 'lrnMode', 'i32', lrnMode);
   pointerArg('cudnnLRNCrossChannelBackward', 'alpha', alpha, true);
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnLRNCrossChannelBackward', 'yDesc', yDesc, true) as typeof yDesc;
   pointerArg('cudnnLRNCrossChannelBackward', 'y', y, true);
@@ -2046,7 +2046,7 @@ let cudnnLRNCrossChannelForward$c: NativeFunction | undefined;
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelForward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelForward', 'normDesc', normDesc, true) as typeof normDesc;
-  if ((lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelForward', 'lrnMode', 'i32', lrnMode);
+  if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelForward', 'lrnMode', 'i32', lrnMode);
   pointerArg('cudnnLRNCrossChannelForward', 'alpha', alpha, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnLRNCrossChannelForward', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnLRNCrossChannelForward', 'x', x, true);
@@ -2103,7 +2103,7 @@ let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  if ((addGrad | 0) !== addGrad) throw intError('cudnnMultiHeadAttnBackwardWeights', 'addGrad', 'i32', addGrad);
+  if (typeof addGrad !== 'number' || (addGrad | 0) !== addGrad) throw intError('cudnnMultiHeadAttnBackwardWeights', 'addGrad', 'i32', addGrad);
   if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || qDesc % 1 !== 0) qDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'qDesc', qDesc, true) as typeof qDesc;
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'queries', queries, true);
   if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || kDesc % 1 !== 0) kDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'kDesc', kDesc, true) as typeof kDesc;
@@ -2127,7 +2127,7 @@ let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t | null, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnForward', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  if ((currIdx | 0) !== currIdx) throw intError('cudnnMultiHeadAttnForward', 'currIdx', 'i32', currIdx);
+  if (typeof currIdx !== 'number' || (currIdx | 0) !== currIdx) throw intError('cudnnMultiHeadAttnForward', 'currIdx', 'i32', currIdx);
   pointerArg('cudnnMultiHeadAttnForward', 'loWinIdx', loWinIdx, true);
   pointerArg('cudnnMultiHeadAttnForward', 'hiWinIdx', hiWinIdx, true);
   pointerArg('cudnnMultiHeadAttnForward', 'devSeqLengthsQO', devSeqLengthsQO, true);
@@ -2154,9 +2154,9 @@ let cudnnNormalizationBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationBackward', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnNormalizationBackward', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationBackward', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnNormalizationBackward', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationBackward', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnNormalizationBackward', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnNormalizationBackward', 'algo', 'i32', algo);
   pointerArg('cudnnNormalizationBackward', 'alphaDataDiff', alphaDataDiff, true);
   pointerArg('cudnnNormalizationBackward', 'betaDataDiff', betaDataDiff, true);
   pointerArg('cudnnNormalizationBackward', 'alphaParamDiff', alphaParamDiff, true);
@@ -2185,7 +2185,7 @@ export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode:
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationBackward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnNormalizationBackward', 'reserveSpace', reserveSpace, true);
   if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationBackward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationBackward', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationBackward', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationBackward$c ??= binder.native('cudnnNormalizationBackward'))(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationBackward', status);
 }
@@ -2193,9 +2193,9 @@ let cudnnNormalizationForwardInference$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, z: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, epsilon: number, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardInference', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnNormalizationForwardInference', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardInference', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnNormalizationForwardInference', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationForwardInference', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardInference', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnNormalizationForwardInference', 'algo', 'i32', algo);
   pointerArg('cudnnNormalizationForwardInference', 'alpha', alpha, true);
   pointerArg('cudnnNormalizationForwardInference', 'beta', beta, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
@@ -2212,7 +2212,7 @@ export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | nul
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnNormalizationForwardInference', 'yDesc', yDesc, true) as typeof yDesc;
   pointerArg('cudnnNormalizationForwardInference', 'y', y, true);
   if (typeof epsilon !== 'number') throw argError('cudnnNormalizationForwardInference', 'epsilon', 'a number', epsilon);
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardInference', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardInference', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationForwardInference$c ??= binder.native('cudnnNormalizationForwardInference'))(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationForwardInference', status);
 }
@@ -2220,9 +2220,9 @@ let cudnnNormalizationForwardTraining$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
-  if ((mode | 0) !== mode) throw intError('cudnnNormalizationForwardTraining', 'mode', 'i32', mode);
-  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardTraining', 'normOps', 'i32', normOps);
-  if ((algo | 0) !== algo) throw intError('cudnnNormalizationForwardTraining', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationForwardTraining', 'mode', 'i32', mode);
+  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardTraining', 'normOps', 'i32', normOps);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnNormalizationForwardTraining', 'algo', 'i32', algo);
   pointerArg('cudnnNormalizationForwardTraining', 'alpha', alpha, true);
   pointerArg('cudnnNormalizationForwardTraining', 'beta', beta, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
@@ -2246,7 +2246,7 @@ export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationForwardTraining', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnNormalizationForwardTraining', 'reserveSpace', reserveSpace, true);
   if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationForwardTraining', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
-  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardTraining', 'groupCnt', 'i32', groupCnt);
+  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardTraining', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationForwardTraining$c ??= binder.native('cudnnNormalizationForwardTraining'))(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationForwardTraining', status);
 }
@@ -2312,7 +2312,7 @@ export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.c
   const s = (cudnnQueryRuntimeError$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;
   s.u64[0] = 0n;
-  if ((mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
   pointerArg('cudnnQueryRuntimeError', 'tag', tag, true);
   const status = (cudnnQueryRuntimeError$c ??= binder.native('cudnnQueryRuntimeError'))(handle, s.slot(0), mode, tag);
   if (status !== 0) throw fail('cudnnQueryRuntimeError', status);
@@ -2351,7 +2351,7 @@ let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((addGrad | 0) !== addGrad) throw intError('cudnnRNNBackwardWeights_v8', 'addGrad', 'i32', addGrad);
+  if (typeof addGrad !== 'number' || (addGrad | 0) !== addGrad) throw intError('cudnnRNNBackwardWeights_v8', 'addGrad', 'i32', addGrad);
   pointerArg('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNBackwardWeights_v8', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
@@ -2373,7 +2373,7 @@ let cudnnRNNForward$c: NativeFunction | undefined;
 export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((fwdMode | 0) !== fwdMode) throw intError('cudnnRNNForward', 'fwdMode', 'i32', fwdMode);
+  if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnRNNForward', 'fwdMode', 'i32', fwdMode);
   pointerArg('cudnnRNNForward', 'devSeqLengths', devSeqLengths, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNForward', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnRNNForward', 'x', x, true);
@@ -2425,8 +2425,8 @@ let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v8', 'clipMode', 'i32', clipMode);
-  if ((clipNanOpt | 0) !== clipNanOpt) throw intError('cudnnRNNSetClip_v8', 'clipNanOpt', 'i32', clipNanOpt);
+  if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v8', 'clipMode', 'i32', clipMode);
+  if (typeof clipNanOpt !== 'number' || (clipNanOpt | 0) !== clipNanOpt) throw intError('cudnnRNNSetClip_v8', 'clipNanOpt', 'i32', clipNanOpt);
   if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v8', 'lclip', 'a number', lclip);
   if (typeof rclip !== 'number') throw argError('cudnnRNNSetClip_v8', 'rclip', 'a number', rclip);
   const status = (cudnnRNNSetClip_v8$c ??= binder.native('cudnnRNNSetClip_v8'))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -2436,7 +2436,7 @@ let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
+  if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
   if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'lclip', 'a number', lclip);
   if (typeof rclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'rclip', 'a number', rclip);
   const status = (cudnnRNNSetClip_v9$c ??= binder.native('cudnnRNNSetClip_v9'))(rnnDesc, clipMode, lclip, rclip);
@@ -2465,10 +2465,10 @@ let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
 export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnReorderFilterAndBias', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if ((reorderType | 0) !== reorderType) throw intError('cudnnReorderFilterAndBias', 'reorderType', 'i32', reorderType);
+  if (typeof reorderType !== 'number' || (reorderType | 0) !== reorderType) throw intError('cudnnReorderFilterAndBias', 'reorderType', 'i32', reorderType);
   pointerArg('cudnnReorderFilterAndBias', 'filterData', filterData, true);
   pointerArg('cudnnReorderFilterAndBias', 'reorderedFilterData', reorderedFilterData, true);
-  if ((reorderBias | 0) !== reorderBias) throw intError('cudnnReorderFilterAndBias', 'reorderBias', 'i32', reorderBias);
+  if (typeof reorderBias !== 'number' || (reorderBias | 0) !== reorderBias) throw intError('cudnnReorderFilterAndBias', 'reorderBias', 'i32', reorderBias);
   pointerArg('cudnnReorderFilterAndBias', 'biasData', biasData, true);
   pointerArg('cudnnReorderFilterAndBias', 'reorderedBiasData', reorderedBiasData, true);
   const status = (cudnnReorderFilterAndBias$c ??= binder.native('cudnnReorderFilterAndBias'))(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
@@ -2500,8 +2500,8 @@ let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnSetActivationDescriptor', 'mode', 'i32', mode);
-  if ((reluNanOpt | 0) !== reluNanOpt) throw intError('cudnnSetActivationDescriptor', 'reluNanOpt', 'i32', reluNanOpt);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetActivationDescriptor', 'mode', 'i32', mode);
+  if (typeof reluNanOpt !== 'number' || (reluNanOpt | 0) !== reluNanOpt) throw intError('cudnnSetActivationDescriptor', 'reluNanOpt', 'i32', reluNanOpt);
   if (typeof coef !== 'number') throw argError('cudnnSetActivationDescriptor', 'coef', 'a number', coef);
   const status = (cudnnSetActivationDescriptor$c ??= binder.native('cudnnSetActivationDescriptor'))(activationDesc, mode, reluNanOpt, coef);
   if (status !== 0) throw fail('cudnnSetActivationDescriptor', status);
@@ -2518,25 +2518,25 @@ let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  if ((attnMode >>> 0) !== attnMode) throw intError('cudnnSetAttnDescriptor', 'attnMode', 'u32', attnMode);
-  if ((nHeads | 0) !== nHeads) throw intError('cudnnSetAttnDescriptor', 'nHeads', 'i32', nHeads);
+  if (typeof attnMode !== 'number' || (attnMode >>> 0) !== attnMode) throw intError('cudnnSetAttnDescriptor', 'attnMode', 'u32', attnMode);
+  if (typeof nHeads !== 'number' || (nHeads | 0) !== nHeads) throw intError('cudnnSetAttnDescriptor', 'nHeads', 'i32', nHeads);
   if (typeof smScaler !== 'number') throw argError('cudnnSetAttnDescriptor', 'smScaler', 'a number', smScaler);
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetAttnDescriptor', 'dataType', 'i32', dataType);
-  if ((computePrec | 0) !== computePrec) throw intError('cudnnSetAttnDescriptor', 'computePrec', 'i32', computePrec);
-  if ((mathType | 0) !== mathType) throw intError('cudnnSetAttnDescriptor', 'mathType', 'i32', mathType);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetAttnDescriptor', 'dataType', 'i32', dataType);
+  if (typeof computePrec !== 'number' || (computePrec | 0) !== computePrec) throw intError('cudnnSetAttnDescriptor', 'computePrec', 'i32', computePrec);
+  if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetAttnDescriptor', 'mathType', 'i32', mathType);
   if (typeof attnDropoutDesc !== 'number' || !(attnDropoutDesc >= 0 && attnDropoutDesc <= 9007199254740991) || attnDropoutDesc % 1 !== 0) attnDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, true) as typeof attnDropoutDesc;
   if (typeof postDropoutDesc !== 'number' || !(postDropoutDesc >= 0 && postDropoutDesc <= 9007199254740991) || postDropoutDesc % 1 !== 0) postDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, true) as typeof postDropoutDesc;
-  if ((qSize | 0) !== qSize) throw intError('cudnnSetAttnDescriptor', 'qSize', 'i32', qSize);
-  if ((kSize | 0) !== kSize) throw intError('cudnnSetAttnDescriptor', 'kSize', 'i32', kSize);
-  if ((vSize | 0) !== vSize) throw intError('cudnnSetAttnDescriptor', 'vSize', 'i32', vSize);
-  if ((qProjSize | 0) !== qProjSize) throw intError('cudnnSetAttnDescriptor', 'qProjSize', 'i32', qProjSize);
-  if ((kProjSize | 0) !== kProjSize) throw intError('cudnnSetAttnDescriptor', 'kProjSize', 'i32', kProjSize);
-  if ((vProjSize | 0) !== vProjSize) throw intError('cudnnSetAttnDescriptor', 'vProjSize', 'i32', vProjSize);
-  if ((oProjSize | 0) !== oProjSize) throw intError('cudnnSetAttnDescriptor', 'oProjSize', 'i32', oProjSize);
-  if ((qoMaxSeqLength | 0) !== qoMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'qoMaxSeqLength', 'i32', qoMaxSeqLength);
-  if ((kvMaxSeqLength | 0) !== kvMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'kvMaxSeqLength', 'i32', kvMaxSeqLength);
-  if ((maxBatchSize | 0) !== maxBatchSize) throw intError('cudnnSetAttnDescriptor', 'maxBatchSize', 'i32', maxBatchSize);
-  if ((maxBeamSize | 0) !== maxBeamSize) throw intError('cudnnSetAttnDescriptor', 'maxBeamSize', 'i32', maxBeamSize);
+  if (typeof qSize !== 'number' || (qSize | 0) !== qSize) throw intError('cudnnSetAttnDescriptor', 'qSize', 'i32', qSize);
+  if (typeof kSize !== 'number' || (kSize | 0) !== kSize) throw intError('cudnnSetAttnDescriptor', 'kSize', 'i32', kSize);
+  if (typeof vSize !== 'number' || (vSize | 0) !== vSize) throw intError('cudnnSetAttnDescriptor', 'vSize', 'i32', vSize);
+  if (typeof qProjSize !== 'number' || (qProjSize | 0) !== qProjSize) throw intError('cudnnSetAttnDescriptor', 'qProjSize', 'i32', qProjSize);
+  if (typeof kProjSize !== 'number' || (kProjSize | 0) !== kProjSize) throw intError('cudnnSetAttnDescriptor', 'kProjSize', 'i32', kProjSize);
+  if (typeof vProjSize !== 'number' || (vProjSize | 0) !== vProjSize) throw intError('cudnnSetAttnDescriptor', 'vProjSize', 'i32', vProjSize);
+  if (typeof oProjSize !== 'number' || (oProjSize | 0) !== oProjSize) throw intError('cudnnSetAttnDescriptor', 'oProjSize', 'i32', oProjSize);
+  if (typeof qoMaxSeqLength !== 'number' || (qoMaxSeqLength | 0) !== qoMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'qoMaxSeqLength', 'i32', qoMaxSeqLength);
+  if (typeof kvMaxSeqLength !== 'number' || (kvMaxSeqLength | 0) !== kvMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'kvMaxSeqLength', 'i32', kvMaxSeqLength);
+  if (typeof maxBatchSize !== 'number' || (maxBatchSize | 0) !== maxBatchSize) throw intError('cudnnSetAttnDescriptor', 'maxBatchSize', 'i32', maxBatchSize);
+  if (typeof maxBeamSize !== 'number' || (maxBeamSize | 0) !== maxBeamSize) throw intError('cudnnSetAttnDescriptor', 'maxBeamSize', 'i32', maxBeamSize);
   const status = (cudnnSetAttnDescriptor$c ??= binder.native('cudnnSetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
   if (status !== 0) throw fail('cudnnSetAttnDescriptor', status);
 }
@@ -2544,7 +2544,7 @@ let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor', 'compType', 'i32', compType);
+  if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor', 'compType', 'i32', compType);
   const status = (cudnnSetCTCLossDescriptor$c ??= binder.native('cudnnSetCTCLossDescriptor'))(ctcLossDesc, compType);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor', status);
 }
@@ -2552,9 +2552,9 @@ let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptorEx', 'compType', 'i32', compType);
-  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptorEx', 'normMode', 'i32', normMode);
-  if ((gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptorEx', 'gradMode', 'i32', gradMode);
+  if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptorEx', 'compType', 'i32', compType);
+  if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptorEx', 'normMode', 'i32', normMode);
+  if (typeof gradMode !== 'number' || (gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptorEx', 'gradMode', 'i32', gradMode);
   const status = (cudnnSetCTCLossDescriptorEx$c ??= binder.native('cudnnSetCTCLossDescriptorEx'))(ctcLossDesc, compType, normMode, gradMode);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptorEx', status);
 }
@@ -2562,10 +2562,10 @@ let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v8', 'compType', 'i32', compType);
-  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'normMode', 'i32', normMode);
-  if ((gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'gradMode', 'i32', gradMode);
-  if ((maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v8', 'maxLabelLength', 'i32', maxLabelLength);
+  if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v8', 'compType', 'i32', compType);
+  if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'normMode', 'i32', normMode);
+  if (typeof gradMode !== 'number' || (gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'gradMode', 'i32', gradMode);
+  if (typeof maxLabelLength !== 'number' || (maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v8', 'maxLabelLength', 'i32', maxLabelLength);
   const status = (cudnnSetCTCLossDescriptor_v8$c ??= binder.native('cudnnSetCTCLossDescriptor_v8'))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v8', status);
 }
@@ -2573,17 +2573,17 @@ let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
-  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'normMode', 'i32', normMode);
-  if ((ctcGradMode | 0) !== ctcGradMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'ctcGradMode', 'i32', ctcGradMode);
-  if ((maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v9', 'maxLabelLength', 'i32', maxLabelLength);
+  if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
+  if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'normMode', 'i32', normMode);
+  if (typeof ctcGradMode !== 'number' || (ctcGradMode | 0) !== ctcGradMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'ctcGradMode', 'i32', ctcGradMode);
+  if (typeof maxLabelLength !== 'number' || (maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v9', 'maxLabelLength', 'i32', maxLabelLength);
   const status = (cudnnSetCTCLossDescriptor_v9$c ??= binder.native('cudnnSetCTCLossDescriptor_v9'))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v9', status);
 }
 let cudnnSetCallback$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer): void {
-  if ((mask >>> 0) !== mask) throw intError('cudnnSetCallback', 'mask', 'u32', mask);
+  if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cudnnSetCallback', 'mask', 'u32', mask);
   pointerArg('cudnnSetCallback', 'udata', udata, true);
   callbackArg('cudnnSetCallback', 'fptr', fptr, true);
   const status = (cudnnSetCallback$c ??= binder.native('cudnnSetCallback'))(mask, udata, fptr);
@@ -2593,14 +2593,14 @@ let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((pad_h | 0) !== pad_h) throw intError('cudnnSetConvolution2dDescriptor', 'pad_h', 'i32', pad_h);
-  if ((pad_w | 0) !== pad_w) throw intError('cudnnSetConvolution2dDescriptor', 'pad_w', 'i32', pad_w);
-  if ((u | 0) !== u) throw intError('cudnnSetConvolution2dDescriptor', 'u', 'i32', u);
-  if ((v | 0) !== v) throw intError('cudnnSetConvolution2dDescriptor', 'v', 'i32', v);
-  if ((dilation_h | 0) !== dilation_h) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_h', 'i32', dilation_h);
-  if ((dilation_w | 0) !== dilation_w) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_w', 'i32', dilation_w);
-  if ((mode | 0) !== mode) throw intError('cudnnSetConvolution2dDescriptor', 'mode', 'i32', mode);
-  if ((computeType | 0) !== computeType) throw intError('cudnnSetConvolution2dDescriptor', 'computeType', 'i32', computeType);
+  if (typeof pad_h !== 'number' || (pad_h | 0) !== pad_h) throw intError('cudnnSetConvolution2dDescriptor', 'pad_h', 'i32', pad_h);
+  if (typeof pad_w !== 'number' || (pad_w | 0) !== pad_w) throw intError('cudnnSetConvolution2dDescriptor', 'pad_w', 'i32', pad_w);
+  if (typeof u !== 'number' || (u | 0) !== u) throw intError('cudnnSetConvolution2dDescriptor', 'u', 'i32', u);
+  if (typeof v !== 'number' || (v | 0) !== v) throw intError('cudnnSetConvolution2dDescriptor', 'v', 'i32', v);
+  if (typeof dilation_h !== 'number' || (dilation_h | 0) !== dilation_h) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_h', 'i32', dilation_h);
+  if (typeof dilation_w !== 'number' || (dilation_w | 0) !== dilation_w) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_w', 'i32', dilation_w);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetConvolution2dDescriptor', 'mode', 'i32', mode);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cudnnSetConvolution2dDescriptor', 'computeType', 'i32', computeType);
   const status = (cudnnSetConvolution2dDescriptor$c ??= binder.native('cudnnSetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
   if (status !== 0) throw fail('cudnnSetConvolution2dDescriptor', status);
 }
@@ -2608,7 +2608,7 @@ let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((groupCount | 0) !== groupCount) throw intError('cudnnSetConvolutionGroupCount', 'groupCount', 'i32', groupCount);
+  if (typeof groupCount !== 'number' || (groupCount | 0) !== groupCount) throw intError('cudnnSetConvolutionGroupCount', 'groupCount', 'i32', groupCount);
   const status = (cudnnSetConvolutionGroupCount$c ??= binder.native('cudnnSetConvolutionGroupCount'))(convDesc, groupCount);
   if (status !== 0) throw fail('cudnnSetConvolutionGroupCount', status);
 }
@@ -2616,7 +2616,7 @@ let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((mathType | 0) !== mathType) throw intError('cudnnSetConvolutionMathType', 'mathType', 'i32', mathType);
+  if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetConvolutionMathType', 'mathType', 'i32', mathType);
   const status = (cudnnSetConvolutionMathType$c ??= binder.native('cudnnSetConvolutionMathType'))(convDesc, mathType);
   if (status !== 0) throw fail('cudnnSetConvolutionMathType', status);
 }
@@ -2624,12 +2624,12 @@ let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((arrayLength | 0) !== arrayLength) throw intError('cudnnSetConvolutionNdDescriptor', 'arrayLength', 'i32', arrayLength);
+  if (typeof arrayLength !== 'number' || (arrayLength | 0) !== arrayLength) throw intError('cudnnSetConvolutionNdDescriptor', 'arrayLength', 'i32', arrayLength);
   pointerArg('cudnnSetConvolutionNdDescriptor', 'padA', padA, true);
   pointerArg('cudnnSetConvolutionNdDescriptor', 'filterStrideA', filterStrideA, true);
   pointerArg('cudnnSetConvolutionNdDescriptor', 'dilationA', dilationA, true);
-  if ((mode | 0) !== mode) throw intError('cudnnSetConvolutionNdDescriptor', 'mode', 'i32', mode);
-  if ((computeType | 0) !== computeType) throw intError('cudnnSetConvolutionNdDescriptor', 'computeType', 'i32', computeType);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetConvolutionNdDescriptor', 'mode', 'i32', mode);
+  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cudnnSetConvolutionNdDescriptor', 'computeType', 'i32', computeType);
   const status = (cudnnSetConvolutionNdDescriptor$c ??= binder.native('cudnnSetConvolutionNdDescriptor'))(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
   if (status !== 0) throw fail('cudnnSetConvolutionNdDescriptor', status);
 }
@@ -2637,7 +2637,7 @@ let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
-  if ((reorderType | 0) !== reorderType) throw intError('cudnnSetConvolutionReorderType', 'reorderType', 'i32', reorderType);
+  if (typeof reorderType !== 'number' || (reorderType | 0) !== reorderType) throw intError('cudnnSetConvolutionReorderType', 'reorderType', 'i32', reorderType);
   const status = (cudnnSetConvolutionReorderType$c ??= binder.native('cudnnSetConvolutionReorderType'))(convDesc, reorderType);
   if (status !== 0) throw fail('cudnnSetConvolutionReorderType', status);
 }
@@ -2657,12 +2657,12 @@ let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetFilter4dDescriptor', 'dataType', 'i32', dataType);
-  if ((format | 0) !== format) throw intError('cudnnSetFilter4dDescriptor', 'format', 'i32', format);
-  if ((k | 0) !== k) throw intError('cudnnSetFilter4dDescriptor', 'k', 'i32', k);
-  if ((c | 0) !== c) throw intError('cudnnSetFilter4dDescriptor', 'c', 'i32', c);
-  if ((h | 0) !== h) throw intError('cudnnSetFilter4dDescriptor', 'h', 'i32', h);
-  if ((w | 0) !== w) throw intError('cudnnSetFilter4dDescriptor', 'w', 'i32', w);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilter4dDescriptor', 'dataType', 'i32', dataType);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetFilter4dDescriptor', 'format', 'i32', format);
+  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cudnnSetFilter4dDescriptor', 'k', 'i32', k);
+  if (typeof c !== 'number' || (c | 0) !== c) throw intError('cudnnSetFilter4dDescriptor', 'c', 'i32', c);
+  if (typeof h !== 'number' || (h | 0) !== h) throw intError('cudnnSetFilter4dDescriptor', 'h', 'i32', h);
+  if (typeof w !== 'number' || (w | 0) !== w) throw intError('cudnnSetFilter4dDescriptor', 'w', 'i32', w);
   const status = (cudnnSetFilter4dDescriptor$c ??= binder.native('cudnnSetFilter4dDescriptor'))(filterDesc, dataType, format, k, c, h, w);
   if (status !== 0) throw fail('cudnnSetFilter4dDescriptor', status);
 }
@@ -2670,9 +2670,9 @@ let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetFilterNdDescriptor', 'dataType', 'i32', dataType);
-  if ((format | 0) !== format) throw intError('cudnnSetFilterNdDescriptor', 'format', 'i32', format);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetFilterNdDescriptor', 'nbDims', 'i32', nbDims);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilterNdDescriptor', 'dataType', 'i32', dataType);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetFilterNdDescriptor', 'format', 'i32', format);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetFilterNdDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetFilterNdDescriptor', 'filterDimA', filterDimA, true);
   const status = (cudnnSetFilterNdDescriptor$c ??= binder.native('cudnnSetFilterNdDescriptor'))(filterDesc, dataType, format, nbDims, filterDimA);
   if (status !== 0) throw fail('cudnnSetFilterNdDescriptor', status);
@@ -2681,7 +2681,7 @@ let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
-  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnSetFusedOpsConstParamPackAttribute', 'param', param, true);
   const status = (cudnnSetFusedOpsConstParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param);
   if (status !== 0) throw fail('cudnnSetFusedOpsConstParamPackAttribute', status);
@@ -2690,7 +2690,7 @@ let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
-  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnSetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnSetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
   if (status !== 0) throw fail('cudnnSetFusedOpsVariantParamPackAttribute', status);
@@ -2699,7 +2699,7 @@ let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
-  if ((lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
+  if (typeof lrnN !== 'number' || (lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
   if (typeof lrnAlpha !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnAlpha', 'a number', lrnAlpha);
   if (typeof lrnBeta !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnBeta', 'a number', lrnBeta);
   if (typeof lrnK !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnK', 'a number', lrnK);
@@ -2710,9 +2710,9 @@ let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
-  if ((opTensorOp | 0) !== opTensorOp) throw intError('cudnnSetOpTensorDescriptor', 'opTensorOp', 'i32', opTensorOp);
-  if ((opTensorCompType | 0) !== opTensorCompType) throw intError('cudnnSetOpTensorDescriptor', 'opTensorCompType', 'i32', opTensorCompType);
-  if ((opTensorNanOpt | 0) !== opTensorNanOpt) throw intError('cudnnSetOpTensorDescriptor', 'opTensorNanOpt', 'i32', opTensorNanOpt);
+  if (typeof opTensorOp !== 'number' || (opTensorOp | 0) !== opTensorOp) throw intError('cudnnSetOpTensorDescriptor', 'opTensorOp', 'i32', opTensorOp);
+  if (typeof opTensorCompType !== 'number' || (opTensorCompType | 0) !== opTensorCompType) throw intError('cudnnSetOpTensorDescriptor', 'opTensorCompType', 'i32', opTensorCompType);
+  if (typeof opTensorNanOpt !== 'number' || (opTensorNanOpt | 0) !== opTensorNanOpt) throw intError('cudnnSetOpTensorDescriptor', 'opTensorNanOpt', 'i32', opTensorNanOpt);
   const status = (cudnnSetOpTensorDescriptor$c ??= binder.native('cudnnSetOpTensorDescriptor'))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
   if (status !== 0) throw fail('cudnnSetOpTensorDescriptor', status);
 }
@@ -2720,14 +2720,14 @@ let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnSetPooling2dDescriptor', 'mode', 'i32', mode);
-  if ((maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPooling2dDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
-  if ((windowHeight | 0) !== windowHeight) throw intError('cudnnSetPooling2dDescriptor', 'windowHeight', 'i32', windowHeight);
-  if ((windowWidth | 0) !== windowWidth) throw intError('cudnnSetPooling2dDescriptor', 'windowWidth', 'i32', windowWidth);
-  if ((verticalPadding | 0) !== verticalPadding) throw intError('cudnnSetPooling2dDescriptor', 'verticalPadding', 'i32', verticalPadding);
-  if ((horizontalPadding | 0) !== horizontalPadding) throw intError('cudnnSetPooling2dDescriptor', 'horizontalPadding', 'i32', horizontalPadding);
-  if ((verticalStride | 0) !== verticalStride) throw intError('cudnnSetPooling2dDescriptor', 'verticalStride', 'i32', verticalStride);
-  if ((horizontalStride | 0) !== horizontalStride) throw intError('cudnnSetPooling2dDescriptor', 'horizontalStride', 'i32', horizontalStride);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPooling2dDescriptor', 'mode', 'i32', mode);
+  if (typeof maxpoolingNanOpt !== 'number' || (maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPooling2dDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
+  if (typeof windowHeight !== 'number' || (windowHeight | 0) !== windowHeight) throw intError('cudnnSetPooling2dDescriptor', 'windowHeight', 'i32', windowHeight);
+  if (typeof windowWidth !== 'number' || (windowWidth | 0) !== windowWidth) throw intError('cudnnSetPooling2dDescriptor', 'windowWidth', 'i32', windowWidth);
+  if (typeof verticalPadding !== 'number' || (verticalPadding | 0) !== verticalPadding) throw intError('cudnnSetPooling2dDescriptor', 'verticalPadding', 'i32', verticalPadding);
+  if (typeof horizontalPadding !== 'number' || (horizontalPadding | 0) !== horizontalPadding) throw intError('cudnnSetPooling2dDescriptor', 'horizontalPadding', 'i32', horizontalPadding);
+  if (typeof verticalStride !== 'number' || (verticalStride | 0) !== verticalStride) throw intError('cudnnSetPooling2dDescriptor', 'verticalStride', 'i32', verticalStride);
+  if (typeof horizontalStride !== 'number' || (horizontalStride | 0) !== horizontalStride) throw intError('cudnnSetPooling2dDescriptor', 'horizontalStride', 'i32', horizontalStride);
   const status = (cudnnSetPooling2dDescriptor$c ??= binder.native('cudnnSetPooling2dDescriptor'))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
   if (status !== 0) throw fail('cudnnSetPooling2dDescriptor', status);
 }
@@ -2735,9 +2735,9 @@ let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if ((mode | 0) !== mode) throw intError('cudnnSetPoolingNdDescriptor', 'mode', 'i32', mode);
-  if ((maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPoolingNdDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetPoolingNdDescriptor', 'nbDims', 'i32', nbDims);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPoolingNdDescriptor', 'mode', 'i32', mode);
+  if (typeof maxpoolingNanOpt !== 'number' || (maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPoolingNdDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetPoolingNdDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
   pointerArg('cudnnSetPoolingNdDescriptor', 'paddingA', paddingA, true);
   pointerArg('cudnnSetPoolingNdDescriptor', 'strideA', strideA, true);
@@ -2748,11 +2748,11 @@ let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
-  if ((layout | 0) !== layout) throw intError('cudnnSetRNNDataDescriptor', 'layout', 'i32', layout);
-  if ((maxSeqLength | 0) !== maxSeqLength) throw intError('cudnnSetRNNDataDescriptor', 'maxSeqLength', 'i32', maxSeqLength);
-  if ((batchSize | 0) !== batchSize) throw intError('cudnnSetRNNDataDescriptor', 'batchSize', 'i32', batchSize);
-  if ((vectorSize | 0) !== vectorSize) throw intError('cudnnSetRNNDataDescriptor', 'vectorSize', 'i32', vectorSize);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
+  if (typeof layout !== 'number' || (layout | 0) !== layout) throw intError('cudnnSetRNNDataDescriptor', 'layout', 'i32', layout);
+  if (typeof maxSeqLength !== 'number' || (maxSeqLength | 0) !== maxSeqLength) throw intError('cudnnSetRNNDataDescriptor', 'maxSeqLength', 'i32', maxSeqLength);
+  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cudnnSetRNNDataDescriptor', 'batchSize', 'i32', batchSize);
+  if (typeof vectorSize !== 'number' || (vectorSize | 0) !== vectorSize) throw intError('cudnnSetRNNDataDescriptor', 'vectorSize', 'i32', vectorSize);
   pointerArg('cudnnSetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
   pointerArg('cudnnSetRNNDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnSetRNNDataDescriptor$c ??= binder.native('cudnnSetRNNDataDescriptor'))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
@@ -2762,20 +2762,20 @@ let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if ((algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
-  if ((cellMode | 0) !== cellMode) throw intError('cudnnSetRNNDescriptor_v8', 'cellMode', 'i32', cellMode);
-  if ((biasMode | 0) !== biasMode) throw intError('cudnnSetRNNDescriptor_v8', 'biasMode', 'i32', biasMode);
-  if ((dirMode | 0) !== dirMode) throw intError('cudnnSetRNNDescriptor_v8', 'dirMode', 'i32', dirMode);
-  if ((inputMode | 0) !== inputMode) throw intError('cudnnSetRNNDescriptor_v8', 'inputMode', 'i32', inputMode);
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetRNNDescriptor_v8', 'dataType', 'i32', dataType);
-  if ((mathPrec | 0) !== mathPrec) throw intError('cudnnSetRNNDescriptor_v8', 'mathPrec', 'i32', mathPrec);
-  if ((mathType | 0) !== mathType) throw intError('cudnnSetRNNDescriptor_v8', 'mathType', 'i32', mathType);
-  if ((inputSize | 0) !== inputSize) throw intError('cudnnSetRNNDescriptor_v8', 'inputSize', 'i32', inputSize);
-  if ((hiddenSize | 0) !== hiddenSize) throw intError('cudnnSetRNNDescriptor_v8', 'hiddenSize', 'i32', hiddenSize);
-  if ((projSize | 0) !== projSize) throw intError('cudnnSetRNNDescriptor_v8', 'projSize', 'i32', projSize);
-  if ((numLayers | 0) !== numLayers) throw intError('cudnnSetRNNDescriptor_v8', 'numLayers', 'i32', numLayers);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
+  if (typeof cellMode !== 'number' || (cellMode | 0) !== cellMode) throw intError('cudnnSetRNNDescriptor_v8', 'cellMode', 'i32', cellMode);
+  if (typeof biasMode !== 'number' || (biasMode | 0) !== biasMode) throw intError('cudnnSetRNNDescriptor_v8', 'biasMode', 'i32', biasMode);
+  if (typeof dirMode !== 'number' || (dirMode | 0) !== dirMode) throw intError('cudnnSetRNNDescriptor_v8', 'dirMode', 'i32', dirMode);
+  if (typeof inputMode !== 'number' || (inputMode | 0) !== inputMode) throw intError('cudnnSetRNNDescriptor_v8', 'inputMode', 'i32', inputMode);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetRNNDescriptor_v8', 'dataType', 'i32', dataType);
+  if (typeof mathPrec !== 'number' || (mathPrec | 0) !== mathPrec) throw intError('cudnnSetRNNDescriptor_v8', 'mathPrec', 'i32', mathPrec);
+  if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetRNNDescriptor_v8', 'mathType', 'i32', mathType);
+  if (typeof inputSize !== 'number' || (inputSize | 0) !== inputSize) throw intError('cudnnSetRNNDescriptor_v8', 'inputSize', 'i32', inputSize);
+  if (typeof hiddenSize !== 'number' || (hiddenSize | 0) !== hiddenSize) throw intError('cudnnSetRNNDescriptor_v8', 'hiddenSize', 'i32', hiddenSize);
+  if (typeof projSize !== 'number' || (projSize | 0) !== projSize) throw intError('cudnnSetRNNDescriptor_v8', 'projSize', 'i32', projSize);
+  if (typeof numLayers !== 'number' || (numLayers | 0) !== numLayers) throw intError('cudnnSetRNNDescriptor_v8', 'numLayers', 'i32', numLayers);
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if ((auxFlags >>> 0) !== auxFlags) throw intError('cudnnSetRNNDescriptor_v8', 'auxFlags', 'u32', auxFlags);
+  if (typeof auxFlags !== 'number' || (auxFlags >>> 0) !== auxFlags) throw intError('cudnnSetRNNDescriptor_v8', 'auxFlags', 'u32', auxFlags);
   const status = (cudnnSetRNNDescriptor_v8$c ??= binder.native('cudnnSetRNNDescriptor_v8'))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
   if (status !== 0) throw fail('cudnnSetRNNDescriptor_v8', status);
 }
@@ -2783,11 +2783,11 @@ let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-  if ((reduceTensorOp | 0) !== reduceTensorOp) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorOp', 'i32', reduceTensorOp);
-  if ((reduceTensorCompType | 0) !== reduceTensorCompType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorCompType', 'i32', reduceTensorCompType);
-  if ((reduceTensorNanOpt | 0) !== reduceTensorNanOpt) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorNanOpt', 'i32', reduceTensorNanOpt);
-  if ((reduceTensorIndices | 0) !== reduceTensorIndices) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndices', 'i32', reduceTensorIndices);
-  if ((reduceTensorIndicesType | 0) !== reduceTensorIndicesType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndicesType', 'i32', reduceTensorIndicesType);
+  if (typeof reduceTensorOp !== 'number' || (reduceTensorOp | 0) !== reduceTensorOp) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorOp', 'i32', reduceTensorOp);
+  if (typeof reduceTensorCompType !== 'number' || (reduceTensorCompType | 0) !== reduceTensorCompType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorCompType', 'i32', reduceTensorCompType);
+  if (typeof reduceTensorNanOpt !== 'number' || (reduceTensorNanOpt | 0) !== reduceTensorNanOpt) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorNanOpt', 'i32', reduceTensorNanOpt);
+  if (typeof reduceTensorIndices !== 'number' || (reduceTensorIndices | 0) !== reduceTensorIndices) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndices', 'i32', reduceTensorIndices);
+  if (typeof reduceTensorIndicesType !== 'number' || (reduceTensorIndicesType | 0) !== reduceTensorIndicesType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndicesType', 'i32', reduceTensorIndicesType);
   const status = (cudnnSetReduceTensorDescriptor$c ??= binder.native('cudnnSetReduceTensorDescriptor'))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
   if (status !== 0) throw fail('cudnnSetReduceTensorDescriptor', status);
 }
@@ -2795,8 +2795,8 @@ let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetSeqDataDescriptor', 'dataType', 'i32', dataType);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetSeqDataDescriptor', 'nbDims', 'i32', nbDims);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetSeqDataDescriptor', 'dataType', 'i32', dataType);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetSeqDataDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetSeqDataDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnSetSeqDataDescriptor', 'axes', axes, true);
   if (typeof seqLengthArraySize !== 'number' || !(seqLengthArraySize >= 0 && seqLengthArraySize <= 9007199254740991) || seqLengthArraySize % 1 !== 0) int64Arg('cudnnSetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, false);
@@ -2809,9 +2809,9 @@ let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
-  if ((samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'dataType', 'i32', dataType);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'nbDims', 'i32', nbDims);
+  if (typeof samplerType !== 'number' || (samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'dataType', 'i32', dataType);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetSpatialTransformerNdDescriptor', 'dimA', dimA, true);
   const status = (cudnnSetSpatialTransformerNdDescriptor$c ??= binder.native('cudnnSetSpatialTransformerNdDescriptor'))(stDesc, samplerType, dataType, nbDims, dimA);
   if (status !== 0) throw fail('cudnnSetSpatialTransformerNdDescriptor', status);
@@ -2838,12 +2838,12 @@ let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if ((format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptor', 'dataType', 'i32', dataType);
-  if ((n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptor', 'n', 'i32', n_);
-  if ((c | 0) !== c) throw intError('cudnnSetTensor4dDescriptor', 'c', 'i32', c);
-  if ((h | 0) !== h) throw intError('cudnnSetTensor4dDescriptor', 'h', 'i32', h);
-  if ((w | 0) !== w) throw intError('cudnnSetTensor4dDescriptor', 'w', 'i32', w);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptor', 'dataType', 'i32', dataType);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptor', 'n', 'i32', n_);
+  if (typeof c !== 'number' || (c | 0) !== c) throw intError('cudnnSetTensor4dDescriptor', 'c', 'i32', c);
+  if (typeof h !== 'number' || (h | 0) !== h) throw intError('cudnnSetTensor4dDescriptor', 'h', 'i32', h);
+  if (typeof w !== 'number' || (w | 0) !== w) throw intError('cudnnSetTensor4dDescriptor', 'w', 'i32', w);
   const status = (cudnnSetTensor4dDescriptor$c ??= binder.native('cudnnSetTensor4dDescriptor'))(tensorDesc, format, dataType, n_, c, h, w);
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptor', status);
 }
@@ -2851,15 +2851,15 @@ let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
-  if ((n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptorEx', 'n', 'i32', n_);
-  if ((c | 0) !== c) throw intError('cudnnSetTensor4dDescriptorEx', 'c', 'i32', c);
-  if ((h | 0) !== h) throw intError('cudnnSetTensor4dDescriptorEx', 'h', 'i32', h);
-  if ((w | 0) !== w) throw intError('cudnnSetTensor4dDescriptorEx', 'w', 'i32', w);
-  if ((nStride | 0) !== nStride) throw intError('cudnnSetTensor4dDescriptorEx', 'nStride', 'i32', nStride);
-  if ((cStride | 0) !== cStride) throw intError('cudnnSetTensor4dDescriptorEx', 'cStride', 'i32', cStride);
-  if ((hStride | 0) !== hStride) throw intError('cudnnSetTensor4dDescriptorEx', 'hStride', 'i32', hStride);
-  if ((wStride | 0) !== wStride) throw intError('cudnnSetTensor4dDescriptorEx', 'wStride', 'i32', wStride);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
+  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptorEx', 'n', 'i32', n_);
+  if (typeof c !== 'number' || (c | 0) !== c) throw intError('cudnnSetTensor4dDescriptorEx', 'c', 'i32', c);
+  if (typeof h !== 'number' || (h | 0) !== h) throw intError('cudnnSetTensor4dDescriptorEx', 'h', 'i32', h);
+  if (typeof w !== 'number' || (w | 0) !== w) throw intError('cudnnSetTensor4dDescriptorEx', 'w', 'i32', w);
+  if (typeof nStride !== 'number' || (nStride | 0) !== nStride) throw intError('cudnnSetTensor4dDescriptorEx', 'nStride', 'i32', nStride);
+  if (typeof cStride !== 'number' || (cStride | 0) !== cStride) throw intError('cudnnSetTensor4dDescriptorEx', 'cStride', 'i32', cStride);
+  if (typeof hStride !== 'number' || (hStride | 0) !== hStride) throw intError('cudnnSetTensor4dDescriptorEx', 'hStride', 'i32', hStride);
+  if (typeof wStride !== 'number' || (wStride | 0) !== wStride) throw intError('cudnnSetTensor4dDescriptorEx', 'wStride', 'i32', wStride);
   const status = (cudnnSetTensor4dDescriptorEx$c ??= binder.native('cudnnSetTensor4dDescriptorEx'))(tensorDesc, dataType, n_, c, h, w, nStride, cStride, hStride, wStride);
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptorEx', status);
 }
@@ -2867,8 +2867,8 @@ let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptor', 'nbDims', 'i32', nbDims);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetTensorNdDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnSetTensorNdDescriptor', 'strideA', strideA, true);
   const status = (cudnnSetTensorNdDescriptor$c ??= binder.native('cudnnSetTensorNdDescriptor'))(tensorDesc, dataType, nbDims, dimA, strideA);
@@ -2878,9 +2878,9 @@ let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if ((format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
-  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptorEx', 'dataType', 'i32', dataType);
-  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptorEx', 'nbDims', 'i32', nbDims);
+  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
+  if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptorEx', 'dataType', 'i32', dataType);
+  if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptorEx', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetTensorNdDescriptorEx', 'dimA', dimA, true);
   const status = (cudnnSetTensorNdDescriptorEx$c ??= binder.native('cudnnSetTensorNdDescriptorEx'))(tensorDesc, format, dataType, nbDims, dimA);
   if (status !== 0) throw fail('cudnnSetTensorNdDescriptorEx', status);
@@ -2889,12 +2889,12 @@ let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if ((nbDims >>> 0) !== nbDims) throw intError('cudnnSetTensorTransformDescriptor', 'nbDims', 'u32', nbDims);
-  if ((destFormat | 0) !== destFormat) throw intError('cudnnSetTensorTransformDescriptor', 'destFormat', 'i32', destFormat);
+  if (typeof nbDims !== 'number' || (nbDims >>> 0) !== nbDims) throw intError('cudnnSetTensorTransformDescriptor', 'nbDims', 'u32', nbDims);
+  if (typeof destFormat !== 'number' || (destFormat | 0) !== destFormat) throw intError('cudnnSetTensorTransformDescriptor', 'destFormat', 'i32', destFormat);
   pointerArg('cudnnSetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
   pointerArg('cudnnSetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
   pointerArg('cudnnSetTensorTransformDescriptor', 'foldA', foldA, true);
-  if ((direction | 0) !== direction) throw intError('cudnnSetTensorTransformDescriptor', 'direction', 'i32', direction);
+  if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cudnnSetTensorTransformDescriptor', 'direction', 'i32', direction);
   const status = (cudnnSetTensorTransformDescriptor$c ??= binder.native('cudnnSetTensorTransformDescriptor'))(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
   if (status !== 0) throw fail('cudnnSetTensorTransformDescriptor', status);
 }
@@ -2902,8 +2902,8 @@ let cudnnSoftmaxBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxBackward', 'handle', handle, true) as typeof handle;
-  if ((algo | 0) !== algo) throw intError('cudnnSoftmaxBackward', 'algo', 'i32', algo);
-  if ((mode | 0) !== mode) throw intError('cudnnSoftmaxBackward', 'mode', 'i32', mode);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxBackward', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSoftmaxBackward', 'mode', 'i32', mode);
   pointerArg('cudnnSoftmaxBackward', 'alpha', alpha, true);
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSoftmaxBackward', 'yDesc', yDesc, true) as typeof yDesc;
   pointerArg('cudnnSoftmaxBackward', 'y', y, true);
@@ -2919,8 +2919,8 @@ let cudnnSoftmaxForward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxForward', 'handle', handle, true) as typeof handle;
-  if ((algo | 0) !== algo) throw intError('cudnnSoftmaxForward', 'algo', 'i32', algo);
-  if ((mode | 0) !== mode) throw intError('cudnnSoftmaxForward', 'mode', 'i32', mode);
+  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxForward', 'algo', 'i32', algo);
+  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSoftmaxForward', 'mode', 'i32', mode);
   pointerArg('cudnnSoftmaxForward', 'alpha', alpha, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSoftmaxForward', 'xDesc', xDesc, true) as typeof xDesc;
   pointerArg('cudnnSoftmaxForward', 'x', x, true);

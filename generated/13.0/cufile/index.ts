@@ -47,7 +47,7 @@ let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
-  if ((min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
+  if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
   s.u64[0] = 0n;
   const iocbp$ = new Uint8Array(24);
   const timeout$ = new Uint8Array(16);
@@ -61,7 +61,7 @@ let cuFileBatchIOSetUp$c: NativeFunction | undefined;
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
+  if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
   const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.slot(0), nr) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
   return s.address(0);
@@ -71,7 +71,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
-  if ((flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
   const nr$n = iocbp$.count;
   const status = ((cuFileBatchIOSubmit$c ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr$n, iocbp$.bytes, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
@@ -88,7 +88,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
-  if ((flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
+  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
   const status = ((cuFileBufRegister$c ??= binder.native('cuFileBufRegister'))(bufPtr_base, length, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufRegister', status);
 }
@@ -145,7 +145,7 @@ let cuFileGetBARSizeInKB$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Returns `barSize`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
   const s = (cuFileGetBARSizeInKB$ ??= new Scratch(1));
-  if ((gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
+  if (typeof gpuIndex !== 'number' || (gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
   s.u64[0] = 0n;
   const status = ((cuFileGetBARSizeInKB$c ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetBARSizeInKB', status);
@@ -156,7 +156,7 @@ let cuFileGetParameterBool$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
   const s = (cuFileGetParameterBool$ ??= new Scratch(1));
-  if ((param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
   s.u64[0] = 0n;
   const status = ((cuFileGetParameterBool$c ??= binder.native('cuFileGetParameterBool'))(param, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterBool', status);
@@ -167,7 +167,7 @@ let cuFileGetParameterMinMaxValue$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Returns `min_value`, `max_value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
   const s = (cuFileGetParameterMinMaxValue$ ??= new Scratch(2));
-  if ((param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   const status = ((cuFileGetParameterMinMaxValue$c ??= binder.native('cuFileGetParameterMinMaxValue'))(param, s.slot(0), s.slot(1)) as { err: number }).err;
@@ -188,7 +188,7 @@ let cuFileGetParameterSizeT$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
   const s = (cuFileGetParameterSizeT$ ??= new Scratch(1));
-  if ((param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
   s.u64[0] = 0n;
   const status = ((cuFileGetParameterSizeT$c ??= binder.native('cuFileGetParameterSizeT'))(param, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterSizeT', status);
@@ -197,9 +197,9 @@ export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): 
 let cuFileGetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Returns `desc_str`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t, len: number): string {
-  if ((param | 0) !== param) throw intError('cuFileGetParameterString', 'param', 'i32', param);
-  const desc_str$ = new Uint8Array(Math.max(1, allocLength('cuFileGetParameterString', 'desc_str', len)));
-  if ((len | 0) !== len) throw intError('cuFileGetParameterString', 'len', 'i32', len);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterString', 'param', 'i32', param);
+  if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuFileGetParameterString', 'len', 'i32', len);
+  const desc_str$ = new Uint8Array(Math.max(1, allocLength('cuFileGetParameterString', 'len', len)));
   const status = ((cuFileGetParameterString$c ??= binder.native('cuFileGetParameterString'))(param, desc_str$, len) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterString', status);
   return textFrom(desc_str$);
@@ -293,7 +293,7 @@ export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T
 let cuFileSetParameterBool$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): void {
-  if ((param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
   if (typeof value !== 'boolean') throw argError('cuFileSetParameterBool', 'value', 'a boolean', value);
   const status = ((cuFileSetParameterBool$c ??= binder.native('cuFileSetParameterBool'))(param, value) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterBool', status);
@@ -310,7 +310,7 @@ export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.In
 let cuFileSetParameterSizeT$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
-  if ((param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
   const status = ((cuFileSetParameterSizeT$c ??= binder.native('cuFileSetParameterSizeT'))(param, value) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterSizeT', status);
@@ -318,7 +318,7 @@ export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, v
 let cuFileSetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string): void {
-  if ((param | 0) !== param) throw intError('cuFileSetParameterString', 'param', 'i32', param);
+  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterString', 'param', 'i32', param);
   if (typeof desc_str !== 'string') throw argError('cuFileSetParameterString', 'desc_str', 'a string', desc_str);
   const status = ((cuFileSetParameterString$c ??= binder.native('cuFileSetParameterString'))(param, desc_str) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterString', status);
@@ -326,7 +326,7 @@ export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t,
 let cuFileSetStatsLevel$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetStatsLevel(level: number): void {
-  if ((level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
+  if (typeof level !== 'number' || (level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
   const status = ((cuFileSetStatsLevel$c ??= binder.native('cuFileSetStatsLevel'))(level) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetStatsLevel', status);
 }
@@ -359,7 +359,7 @@ let cuFileStreamRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
-  if ((flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
+  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
   const status = ((cuFileStreamRegister$c ??= binder.native('cuFileStreamRegister'))(stream, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamRegister', status);
 }

@@ -43,7 +43,7 @@ export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcoun
   pointerArg('ncclAllGather', 'sendbuff', sendbuff, true);
   pointerArg('ncclAllGather', 'recvbuff', recvbuff, true);
   if (typeof sendcount !== 'number' || !(sendcount >= 0 && sendcount <= 9007199254740991) || sendcount % 1 !== 0) int64Arg('ncclAllGather', 'sendcount', sendcount, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclAllGather', 'datatype', 'i32', datatype);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllGather', 'datatype', 'i32', datatype);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllGather', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllGather', 'stream', stream, true) as typeof stream;
   const status = (ncclAllGather$c ??= binder.native('ncclAllGather'))(sendbuff, recvbuff, sendcount, datatype, comm, stream);
@@ -55,8 +55,8 @@ export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T
   pointerArg('ncclAllReduce', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclAllReduce', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
-  if ((op | 0) !== op) throw intError('ncclAllReduce', 'op', 'i32', op);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
+  if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclAllReduce', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllReduce', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclAllReduce$c ??= binder.native('ncclAllReduce'))(sendbuff, recvbuff, count, datatype, op, comm, stream);
@@ -68,7 +68,7 @@ export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.
   pointerArg('ncclAlltoAll', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclAlltoAll', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAlltoAll', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAlltoAll', 'stream', stream, true) as typeof stream;
   const status = (ncclAlltoAll$c ??= binder.native('ncclAlltoAll'))(sendbuff, recvbuff, count, datatype, comm, stream);
@@ -79,8 +79,8 @@ let ncclBcast$c: NativeFunction | undefined;
 export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   pointerArg('ncclBcast', 'buff', buff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBcast', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
-  if ((root | 0) !== root) throw intError('ncclBcast', 'root', 'i32', root);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
+  if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBcast', 'root', 'i32', root);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBcast', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBcast$c ??= binder.native('ncclBcast'))(buff, count, datatype, root, comm, stream);
@@ -92,8 +92,8 @@ export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T
   pointerArg('ncclBroadcast', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclBroadcast', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
-  if ((root | 0) !== root) throw intError('ncclBroadcast', 'root', 'i32', root);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
+  if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBroadcast', 'root', 'i32', root);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBroadcast', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBroadcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBroadcast$c ??= binder.native('ncclBroadcast'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -162,7 +162,7 @@ let ncclCommInitAll$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): void {
   pointerArg('ncclCommInitAll', 'comm', comm, true);
-  if ((ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
+  if (typeof ndev !== 'number' || (ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
   pointerArg('ncclCommInitAll', 'devlist', devlist, true);
   const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);
   if (status !== 0) throw fail('ncclCommInitAll', status);
@@ -173,9 +173,9 @@ let ncclCommInitRank$c: NativeFunction | undefined;
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   const s = (ncclCommInitRank$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
+  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
   checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
-  if ((rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
   const status = (ncclCommInitRank$c ??= binder.native('ncclCommInitRank'))(s.slot(0), nranks, commId, rank);
   if (status !== 0) throw fail('ncclCommInitRank', status);
   return s.address(0) as T.ncclComm_t;
@@ -186,9 +186,9 @@ let ncclCommInitRankConfig$c: NativeFunction | undefined;
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
+  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
   checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
-  if ((rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
+  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
   pointerArg('ncclCommInitRankConfig', 'config', config, true);
   const status = (ncclCommInitRankConfig$c ??= binder.native('ncclCommInitRankConfig'))(s.slot(0), nranks, commId, rank, config);
   if (status !== 0) throw fail('ncclCommInitRankConfig', status);
@@ -200,9 +200,9 @@ let ncclCommInitRankScalable$c: NativeFunction | undefined;
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
   s.u64[0] = 0n;
-  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
-  if ((myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
-  if ((nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
+  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
+  if (typeof myrank !== 'number' || (myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
+  if (typeof nId !== 'number' || (nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
   pointerArg('ncclCommInitRankScalable', 'commIds', commIds, true);
   pointerArg('ncclCommInitRankScalable', 'config', config, true);
   const status = (ncclCommInitRankScalable$c ??= binder.native('ncclCommInitRankScalable'))(s.slot(0), nranks, myrank, nId, commIds, config);
@@ -226,7 +226,7 @@ let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
-  if ((revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
+  if (typeof revokeFlags !== 'number' || (revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
   const status = (ncclCommRevoke$c ??= binder.native('ncclCommRevoke'))(comm, revokeFlags);
   if (status !== 0) throw fail('ncclCommRevoke', status);
 }
@@ -237,10 +237,10 @@ export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Po
   const s = (ncclCommShrink$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
-  if ((excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
+  if (typeof excludeRanksCount !== 'number' || (excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
   s.u64[0] = 0n;
   pointerArg('ncclCommShrink', 'config', config, true);
-  if ((shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
+  if (typeof shrinkFlags !== 'number' || (shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
   const status = (ncclCommShrink$c ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s.slot(0), config, shrinkFlags);
   if (status !== 0) throw fail('ncclCommShrink', status);
   return s.address(0) as T.ncclComm_t;
@@ -251,8 +251,8 @@ let ncclCommSplit$c: NativeFunction | undefined;
 export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommSplit$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
-  if ((color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
-  if ((key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
+  if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
+  if (typeof key !== 'number' || (key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
   s.u64[0] = 0n;
   pointerArg('ncclCommSplit', 'config', config, true);
   const status = (ncclCommSplit$c ??= binder.native('ncclCommSplit'))(comm, color, key, s.slot(0), config);
@@ -287,7 +287,7 @@ export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointe
   pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
   s.u64[0] = 0n;
-  if ((winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
+  if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
   const status = (ncclCommWindowRegister$c ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s.slot(0), winFlags);
   if (status !== 0) throw fail('ncclCommWindowRegister', status);
   return s.address(0) as T.ncclWindow_t;
@@ -298,8 +298,8 @@ export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
   pointerArg('ncclGather', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclGather', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclGather', 'datatype', 'i32', datatype);
-  if ((root | 0) !== root) throw intError('ncclGather', 'root', 'i32', root);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclGather', 'datatype', 'i32', datatype);
+  if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclGather', 'root', 'i32', root);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGather', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclGather', 'stream', stream, true) as typeof stream;
   const status = (ncclGather$c ??= binder.native('ncclGather'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -308,7 +308,7 @@ export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
 let ncclGetErrorString$c: NativeFunction | undefined;
 /** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0 */
 export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
-  if ((result_ | 0) !== result_) throw intError('ncclGetErrorString', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('ncclGetErrorString', 'result', 'i32', result_);
   const result = (ncclGetErrorString$c ??= binder.native('ncclGetErrorString'))(result_);
   return result;
 }
@@ -379,8 +379,8 @@ let ncclRecv$c: NativeFunction | undefined;
 export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   pointerArg('ncclRecv', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclRecv', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
-  if ((peer | 0) !== peer) throw intError('ncclRecv', 'peer', 'i32', peer);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
+  if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclRecv', 'peer', 'i32', peer);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRecv', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclRecv', 'stream', stream, true) as typeof stream;
   const status = (ncclRecv$c ??= binder.native('ncclRecv'))(recvbuff, count, datatype, peer, comm, stream);
@@ -393,8 +393,8 @@ export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclData
   const s = (ncclRedOpCreatePreMulSum$ ??= new Scratch(1));
   s.u64[0] = 0n;
   pointerArg('ncclRedOpCreatePreMulSum', 'scalar', scalar, true);
-  if ((datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
-  if ((residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
+  if (typeof residence !== 'number' || (residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
   const status = (ncclRedOpCreatePreMulSum$c ??= binder.native('ncclRedOpCreatePreMulSum'))(s.slot(0), scalar, datatype, residence, comm);
   if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
@@ -403,7 +403,7 @@ export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclData
 let ncclRedOpDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
-  if ((op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
+  if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclRedOpDestroy$c ??= binder.native('ncclRedOpDestroy'))(op, comm);
   if (status !== 0) throw fail('ncclRedOpDestroy', status);
@@ -414,9 +414,9 @@ export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
   pointerArg('ncclReduce', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclReduce', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
-  if ((op | 0) !== op) throw intError('ncclReduce', 'op', 'i32', op);
-  if ((root | 0) !== root) throw intError('ncclReduce', 'root', 'i32', root);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
+  if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduce', 'op', 'i32', op);
+  if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclReduce', 'root', 'i32', root);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduce', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclReduce$c ??= binder.native('ncclReduce'))(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
@@ -428,8 +428,8 @@ export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recv
   pointerArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   pointerArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
   if (typeof recvcount !== 'number' || !(recvcount >= 0 && recvcount <= 9007199254740991) || recvcount % 1 !== 0) int64Arg('ncclReduceScatter', 'recvcount', recvcount, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclReduceScatter', 'datatype', 'i32', datatype);
-  if ((op | 0) !== op) throw intError('ncclReduceScatter', 'op', 'i32', op);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduceScatter', 'datatype', 'i32', datatype);
+  if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduceScatter', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduceScatter', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduceScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclReduceScatter$c ??= binder.native('ncclReduceScatter'))(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -447,8 +447,8 @@ export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.I
   pointerArg('ncclScatter', 'sendbuff', sendbuff, true, count);
   pointerArg('ncclScatter', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
-  if ((root | 0) !== root) throw intError('ncclScatter', 'root', 'i32', root);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
+  if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclScatter', 'root', 'i32', root);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclScatter', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclScatter$c ??= binder.native('ncclScatter'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -459,8 +459,8 @@ let ncclSend$c: NativeFunction | undefined;
 export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   pointerArg('ncclSend', 'sendbuff', sendbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclSend', 'count', count, false);
-  if ((datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);
-  if ((peer | 0) !== peer) throw intError('ncclSend', 'peer', 'i32', peer);
+  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);
+  if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclSend', 'peer', 'i32', peer);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclSend', 'comm', comm, true) as typeof comm;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclSend', 'stream', stream, true) as typeof stream;
   const status = (ncclSend$c ??= binder.native('ncclSend'))(sendbuff, count, datatype, peer, comm, stream);

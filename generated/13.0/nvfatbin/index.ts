@@ -125,7 +125,7 @@ export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer):
 let nvFatbinGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0 */
 export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null {
-  if ((result_ | 0) !== result_) throw intError('nvFatbinGetErrorString', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvFatbinGetErrorString', 'result', 'i32', result_);
   const result = (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
   return result;
 }

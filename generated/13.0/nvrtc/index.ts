@@ -102,7 +102,7 @@ export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
-  if ((result_ | 0) !== result_) throw intError('nvrtcGetErrorString', 'result', 'i32', result_);
+  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvrtcGetErrorString', 'result', 'i32', result_);
   const result = (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
   return result;
 }
