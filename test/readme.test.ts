@@ -1,9 +1,9 @@
 // README truth: every ```ts block of README.md is type-checked as a user's file would be, with the
 // package names resolving to this repository's sources (`cuda-ts/objects` → src/index.ts,
 // `cuda-ts/13.0/driver/raw` → generated/13.0/driver/raw.ts, `@cuda-ts/driver` → the newest release's
-// driver, …). A block that uses top-level await is checked as an ES module (module esnext, bundler
-// resolution); the others as CommonJS (module commonjs, as this repository compiles). No GPU needed:
-// nothing runs.
+// driver, …). A block that uses top-level await is checked as an ES module (an .mts file); the others
+// as CommonJS (.cts); both kinds in one program under module node16, as Node would load them. No GPU
+// needed: nothing runs.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,14 +67,17 @@ function packagePaths(): Record<string, string[]> {
   };
 }
 
-/** Type-checks `files` (absolute paths) as one program (a program costs seconds: the generated
- *  modules are large); the errors found in each of those files, by file. */
-export function typeCheck(files: string[], esm: boolean): Map<string, string[]> {
+/**
+ * Type-checks `files` (absolute paths) as one program (a program costs seconds: the generated modules
+ * are large); the errors found in each of those files, by file. Node's own rules decide each file's
+ * module kind: `.mts` is an ES module (top-level await allowed), `.cts` CommonJS.
+ */
+export function typeCheck(files: string[]): Map<string, string[]> {
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
-    module: esm ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
-    moduleResolution: esm ? ts.ModuleResolutionKind.Bundler : ts.ModuleResolutionKind.Node10,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
     strict: true,
     esModuleInterop: true,
     skipLibCheck: true,
@@ -110,21 +113,21 @@ const PROBE_BAD = "import { cuInit } from 'cuda-ts/driver';\ncuInit('0');\n";
 const PROBE_GOOD = "import * as raw from 'cuda-ts/13.0/driver/raw';\nconst n = new Int32Array(1);\nconst s: number = raw.cuDeviceGetCount(n);\nawait Promise.resolve(s);\n";
 let dir = '';
 const results = new Map<string, string[]>();
-const fileOf = (name: string, esm: boolean) => join(dir, `${name}.${esm ? 'mts' : 'ts'}`);
+const fileOf = (name: string, esm: boolean) => join(dir, `${name}.${esm ? 'mts' : 'cts'}`);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cuda-ts-readme-'));
-  const files = { esm: [] as string[], cjs: [] as string[] };
+  const files: string[] = [];
   const add = (name: string, code: string, esm: boolean) => {
     const file = fileOf(name, esm);
     // `export {}` keeps a block without imports a module of its own (no clash between blocks' names).
     writeFileSync(file, `${code}\nexport {};\n`);
-    files[esm ? 'esm' : 'cjs'].push(file);
+    files.push(file);
   };
   for (const b of blocks) add(`readme-line-${b.line}`, b.code, b.esm);
   add('probe-bad', PROBE_BAD, false);
   add('probe-good', PROBE_GOOD, true);
-  for (const esm of [false, true]) for (const [f, e] of typeCheck(files[esm ? 'esm' : 'cjs'], esm)) results.set(f, e);
+  for (const [f, e] of typeCheck(files)) results.set(f, e);
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
