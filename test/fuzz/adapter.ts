@@ -1,10 +1,10 @@
-// TEMPORARY: typed signatures derived from the IR and the generated typed layer's declarations, for
-// fuzzing the code as generated today, until generator/semantics (the lead's model) lands. The
+// Typed signatures derived from the IR and the generated typed layer's declarations, where a root has
+// no generator/semantics (the harness's fixture; checkouts from before the model, to compare). The
 // parameter list comes from each `export function` line of generated/<ver>/<module>/index.ts; each
 // parameter's kind from its C type (through typedefs) and, for pointers, the TypeScript type emitted.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CType, ModuleIR, TypedParam } from './model';
+import type { CType, FuzzParam, ModuleIR } from './model';
 
 const INTS: Record<string, [number, boolean]> = {
   char: [8, true],
@@ -40,14 +40,14 @@ function splitParams(list: string): string[] {
   return out;
 }
 
-export function adapterSignatures(root: string, version: string, module: string, ir: ModuleIR): Map<string, TypedParam[]> {
+export function adapterSignatures(root: string, version: string, module: string, ir: ModuleIR): Map<string, FuzzParam[]> {
   const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
   const enums = new Map(ir.enums.map((e) => [e.name, e]));
   const records = new Set(ir.records.map((r) => r.name));
   const opaque = new Set(ir.opaque);
   const cFunctions = new Map(ir.functions.map((f) => [f.name, f]));
 
-  const classify = (t: CType, ts: string, optional: boolean): Omit<TypedParam, 'name'> => {
+  const classify = (t: CType, ts: string, optional: boolean): Omit<FuzzParam, 'name'> => {
     switch (t.kind) {
       case 'builtin': {
         if (t.name === 'float' || t.name === 'double') return { accepts: 'float', nullable: false };
@@ -81,11 +81,11 @@ export function adapterSignatures(root: string, version: string, module: string,
   };
 
   const source = readFileSync(join(root, 'generated', version, module, 'index.ts'), 'utf8');
-  const out = new Map<string, TypedParam[]>();
+  const out = new Map<string, FuzzParam[]>();
   for (const m of source.matchAll(/^export function (\w+)\((.*)\): .* \{$/gm)) {
     const cfn = cFunctions.get(m[1]);
     if (!cfn) continue; // helpers, not C functions
-    const params: TypedParam[] = [];
+    const params: FuzzParam[] = [];
     for (const decl of splitParams(m[2])) {
       const pm = /^(\w+)(\??): (.*)$/.exec(decl);
       if (!pm) throw new Error(`adapter: cannot read parameter "${decl}" of ${m[1]}`);

@@ -1,26 +1,16 @@
 // What the fuzz needs to know about each typed function: its parameters in call order, each with the
 // kind of JS value it accepts. The source of truth is the generator's parameter-semantics model
-// (generator/semantics); until that lands, a temporary adapter derives the same shape from the IR and
-// the generated typed layer (see adapter.ts).
+// (generator/semantics); where a root has none (the harness's own fixture, or an older checkout), an
+// adapter derives the same shape from the IR and the generated typed layer (see adapter.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** The JS value kinds a typed parameter accepts (mirrors generator/semantics' `Accept`). */
-export type Accept = 'int' | 'float' | 'bool' | 'enum' | 'handle' | 'deviceptr' | 'string' | 'record' | 'array' | 'buffer' | 'pointer' | 'callback';
-
-/** One parameter of a typed function (mirrors generator/semantics' `TypedParam`). */
-export interface TypedParam {
-  name: string;
-  accepts: Accept;
-  bits?: number;
-  signed?: boolean;
-  nullable: boolean;
-  /** Not in the contract yet: a parameter that may be left out (`undefined` is then valid). */
-  optional?: boolean;
-}
+import type { Accept, TypedParam } from '../../generator/semantics';
+export type { Accept, TypedParam };
 
 /** A parameter as the fuzz uses it: the model's facts plus the record size from the IR (for neutral values). */
 export interface FuzzParam extends TypedParam {
+  /** Not in the model (yet): a parameter that may be left out, so `undefined` is valid. */
+  optional?: boolean;
   recordSize?: number;
   /** Fields of the record (top level) to which a string is plainly wrong: numbers, enums, pointers, records, non-char arrays. */
   recordFields?: string[];

@@ -155,6 +155,8 @@ export function validity(p: FuzzParam, v: unknown): Validity {
   if (v === null) return p.nullable ? 'valid' : 'bad';
   if (v === undefined) return p.optional ? 'valid' : 'bad';
   const yes = (ok: boolean): Validity => (ok ? 'valid' : 'bad');
+  // an attribute-typed value: whether a number is in range depends on the attribute chosen
+  if (p.attribute && (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')) return 'unsure';
   switch (p.accepts) {
     case 'int':
     case 'enum':
