@@ -27,7 +27,7 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
       releases: [],
       libraries: [],
       environment: {},
-      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: 'reinstall with `npm install` (koffi ships prebuilt binaries for linux x64/arm64; with --ignore-scripts and no prebuilt for this platform it is not built)' }],
+      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: 'reinstall without --ignore-scripts (`npm install`): koffi installs a prebuilt binary as @koromix/koffi-<platform>, and its install script compiles one (cmake, a C++ compiler) where none fits this platform' }],
       usable: false,
     };
   }
