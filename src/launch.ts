@@ -414,7 +414,12 @@ export class LaunchConfig {
   /** Memory-sync domain, or undefined for the default. */
   readonly memSyncDomain: 'default' | 'remote' | undefined;
   /** Logical-to-physical memory-sync domain map, or undefined for the default. */
-  readonly memSyncDomainMap: { readonly default: number; readonly remote: number } | undefined;
+  readonly memSyncDomainMap: {
+    /** Physical domain of the logical `'default'` domain. */
+    readonly default: number;
+    /** Physical domain of the logical `'remote'` domain. */
+    readonly remote: number;
+  } | undefined;
   /** Encoded CUlaunchConfig + attributes, when cuLaunchKernelEx is needed. @internal */
   readonly ex: { view: DataView; bytes: Uint8Array } | undefined;
 
