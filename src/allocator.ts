@@ -202,7 +202,8 @@ export class CachedBlockCore extends Core {
     private readonly ctx: ContextLike,
     private readonly ptr: number,
     private readonly cls: number,
-    private readonly h: number,
+    /** The stream handle the block is given back on (DeviceBuffer.setDeallocationStream changes it). */
+    public h: number,
   ) {
     super(kind, undefined);
   }
