@@ -477,9 +477,10 @@ npx cuda-ts-gen --list                                   # the modules it knows
 npx cuda-ts-gen --toolkit /usr/local/cuda --out . --modules driver,runtime
 \`\`\`
 
-The emitted TypeScript imports its run-time support as \`../../../src/runtime\`, the layout of a cuda-ts clone, so
-generate into a clone of cuda-ts (or a project with that layout); the published \`cuda-ts\` and \`${SCOPE}/<module>\`
-packages already hold the bindings of every supported release. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
+Into a cuda-ts clone it writes code importing \`src/runtime\`; into any other folder, code importing
+\`${SUPPORT}\` by name (plus a package.json and tsconfig.json when absent), so install \`${SUPPORT}\` and
+\`koffi\` next to it. The published \`cuda-ts\` and \`${SCOPE}/<module>\` packages already hold the bindings
+of every supported release; generate when you need another toolkit's. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
 `);
 }
 
