@@ -215,6 +215,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
   const sig: string[] = [];
   const pre: string[] = []; // checks and preparation, in parameter order
   const late: string[] = []; // allocations sized by parameters: after every check
+  const register: string[] = []; // one-shot JS callbacks: registered last, once nothing else can throw
   const post: string[] = []; // after a successful call
   const outs: Out[] = [];
   const callArgs: string[] = [];
@@ -252,7 +253,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
         sig.push(`${ident}: ${qualify(rawParamType(model, fn, x.i))}${oneShot ? ' | JsCallback' : ''}`);
         if (oneShot) {
           pre.push(`if (typeof ${ident} !== 'function') callbackArg(${where}, ${ident}, ${s.nullable});`);
-          pre.push(`const ${ident}$cb = typeof ${ident} === 'function' ? oneShotCallback(T.callbacks.${cbType}(), ${ident}) : undefined;`);
+          register.push(`const ${ident}$cb = typeof ${ident} === 'function' ? oneShotCallback(T.callbacks.${cbType}(), ${ident}) : undefined;`);
           callArgs.push(`${ident}$cb ? ${ident}$cb.pointer : ${ident}`);
           docNotes.push(`\`${p.name}\` may be a JS function: it is registered for this one call and counts as pending until it has run.`);
         } else {
@@ -453,7 +454,13 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
     if (slot) w.line(`const s = (${F}$ ??= new Scratch(${slot}));`);
     for (const line of pre) w.line(line);
     for (const line of late) w.line(line);
-    const native = `(${F}$c ??= binder.native('${F}'))`;
+    let native = `(${F}$c ??= binder.native('${F}'))`;
+    if (register.length) {
+      // bind before registering: a missing library or symbol must not leave a callback counted as pending
+      w.line(`const native = ${native};`);
+      native = 'native';
+      for (const line of register) w.line(line);
+    }
     const call = (args: string[]) => `${native}(${args.join(', ')})`;
     const check = (st: string, extra: string[] = []) => {
       const cond = [`${st} !== ${opts.success}`, ...opts.answers.map((a) => `${st} !== ${a}`), ...extra.map((a) => `${st} !== ${a}`)].join(' && ');

@@ -150,7 +150,7 @@ describe('emit', () => {
     expect(index).toMatch(/export function smpAddNodes\(stream: T\.smpStream \| null, nodes: readonly \(T\.smpStream\)\[\] \| BigUint64Array\): void/);
     expect(index).toMatch(/const numNodes\$n = nodes\$\.count;/);
     // every argument is checked before the call
-    expect(index).toMatch(/if \(\(flags >>> 0\) !== flags\) throw intError\('smpCreate', 'flags', 'u32', flags\);/);
+    expect(index).toMatch(/if \(typeof flags !== 'number' \|\| \(flags >>> 0\) !== flags\) throw intError\('smpCreate', 'flags', 'u32', flags\);/);
     expect(index).toMatch(/export class SampleError extends CudaError/);
   });
   test('emitted koffi records reproduce the clang layout (bitfields as storage units excepted)', () => {

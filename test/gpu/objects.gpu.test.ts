@@ -354,7 +354,9 @@ describeGpu('objects layer', () => {
     launch(s, cfg, untyped, arg.f32(1), x, y, arg.u32(n));
     s.synchronize();
     expect(y.toArray(Float32Array)[10]).toBe(31);
+    // @ts-expect-error wrong on purpose: a declared signature is checked by tsc and at run time
     expect(() => launch(s, cfg, saxpy, 2, x, y)).toThrow(TypeError);
+    // @ts-expect-error wrong on purpose (a string where a pointer goes)
     expect(() => launch(s, cfg, saxpy, 2, x, 'y', n)).toThrow(TypeError);
     expect(() => launch(s, cfg, untyped, 2, x, y, n)).toThrow(TypeError);
     const pairk = mod.kernel('pairk', [{ struct: 16, align: 8 }, 'i64', 'u8', 'i16', 'ptr']);

@@ -1833,9 +1833,10 @@ let cuLaunchHostFunc$c: NativeFunction | undefined;
 export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
   if (typeof fn !== 'function') callbackArg('cuLaunchHostFunc', 'fn', fn, true);
-  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), fn) : undefined;
   pointerArg('cuLaunchHostFunc', 'userData', userData, true);
-  const status = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'))(hStream, fn$cb ? fn$cb.pointer : fn, userData);
+  const native = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'));
+  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), fn) : undefined;
+  const status = native(hStream, fn$cb ? fn$cb.pointer : fn, userData);
   if (status !== 0) {
     fn$cb?.cancel(); // refused: it will never run
     throw fail('cuLaunchHostFunc', status);
@@ -3153,10 +3154,11 @@ let cuStreamAddCallback$c: NativeFunction | undefined;
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
-  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.CUstreamCallback(), callback) : undefined;
   pointerArg('cuStreamAddCallback', 'userData', userData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
-  const status = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'))(hStream, callback$cb ? callback$cb.pointer : callback, userData, flags);
+  const native = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'));
+  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.CUstreamCallback(), callback) : undefined;
+  const status = native(hStream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
     throw fail('cuStreamAddCallback', status);
@@ -3842,10 +3844,11 @@ export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallba
   s.u64[0] = 0n;
   pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
   if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
-  const status = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  const native = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'));
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
+  const status = native(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
     throw fail('cuUserObjectCreate', status);

@@ -2058,9 +2058,10 @@ let cudaLaunchHostFunc$c: NativeFunction | undefined;
 export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
   if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
-  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), fn) : undefined;
   pointerArg('cudaLaunchHostFunc', 'userData', userData, true);
-  const status = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'))(stream, fn$cb ? fn$cb.pointer : fn, userData);
+  const native = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'));
+  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), fn) : undefined;
+  const status = native(stream, fn$cb ? fn$cb.pointer : fn, userData);
   if (status !== 0) {
     fn$cb?.cancel(); // refused: it will never run
     throw fail('cudaLaunchHostFunc', status);
@@ -2934,10 +2935,11 @@ let cudaStreamAddCallback$c: NativeFunction | undefined;
 export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
   if (typeof callback !== 'function') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
-  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.cudaStreamCallback_t(), callback) : undefined;
   pointerArg('cudaStreamAddCallback', 'userData', userData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamAddCallback', 'flags', 'u32', flags);
-  const status = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'))(stream, callback$cb ? callback$cb.pointer : callback, userData, flags);
+  const native = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'));
+  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.cudaStreamCallback_t(), callback) : undefined;
+  const status = native(stream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
     throw fail('cudaStreamAddCallback', status);
@@ -3246,10 +3248,11 @@ export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCall
   s.u64[0] = 0n;
   pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
   if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
-  const status = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  const native = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'));
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
+  const status = native(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
     throw fail('cudaUserObjectCreate', status);
