@@ -13,6 +13,7 @@
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
 //      BENCH_SKIP=native,gpu,python,cpu (steps to leave out), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx).
+import { chartRowsFrom, ratioChart } from './chart';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -326,6 +327,7 @@ async function main(): Promise<void> {
   };
   writeJson(join(dir, 'bench.json'), json);
   writeFileSync(join(dir, 'bench.txt'), `${text}\n`);
+  writeFileSync(join(dir, 'chart.svg'), ratioChart(chartRowsFrom(all), { subtitle: `${json.date}, Node ${process.version}` }));
   log(`wrote ${join(dir, 'bench.json')} and bench.txt (${((Date.now() - T0) / 1000).toFixed(1)} s)`);
 }
 

@@ -145,3 +145,14 @@ describe('JS callbacks given to CUDA, and blocking calls while one is pending', 
     expect(cu.binder.spec.module).toBe('driver');
   });
 });
+
+test('the stack header shows the class and the status; name stays the status', () => {
+  class DriverError extends CudaError {}
+  const e = new DriverError('driver', 'cuMemAlloc', 2, 'CUDA_ERROR_OUT_OF_MEMORY', 'out of memory');
+  expect(e.stack!.split('\n')[0]).toBe('DriverError [CUDA_ERROR_OUT_OF_MEMORY]: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory');
+  expect(e.name).toBe('CUDA_ERROR_OUT_OF_MEMORY');
+  expect(e).toBeInstanceOf(CudaError);
+  const missing = new CudaLibraryError('driver', 'none loaded', ['a: no such file']);
+  expect(missing.stack!.split('\n')[0]).toBe('CudaLibraryError [CUDA_TS_LIBRARY_NOT_FOUND]: cannot load the driver library: none loaded');
+  expect(missing.tried).toEqual(['a: no such file']);
+});

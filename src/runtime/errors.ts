@@ -14,12 +14,20 @@ export class CudaError extends Error {
   /** The cuda-ts module (`driver`, `runtime`, …). */
   readonly module: string;
 
-  /** Made by the typed layer; `description` (the library's text for the status) ends the message. */
-  constructor(module: string, func: string, code: number, name: string, description?: string) {
-    super(`${func} failed: ${name} (${code})${description ? `: ${description}` : ''}`);
+  /**
+   * Made by the typed layer; `description` (the library's text for the status) ends the message, and
+   * `message` replaces the whole message (subclasses). What Node prints for the error (its stack) starts
+   * `DriverError [CUDA_ERROR_OUT_OF_MEMORY]: cuMemAlloc failed: …`, as Node's own `TypeError [ERR_X]`.
+   */
+  constructor(module: string, func: string, code: number, name: string, description?: string, message?: string) {
+    super(message ?? `${func} failed: ${name} (${code})${description ? `: ${description}` : ''}`);
     this.module = module;
     this.func = func;
     this.code = code;
+    // V8 writes the stack's first line from `name` when it is first read: class and status there,
+    // then `name` back to the status name (the documented field).
+    this.name = `${new.target.name} [${name}]`;
+    void this.stack;
     this.name = name;
   }
 }
@@ -28,8 +36,7 @@ export class CudaError extends Error {
 export class CudaSymbolError extends CudaError {
   /** Made by the binder; `detail` says which release or driver the function needs. Its `code` is -1. */
   constructor(module: string, func: string, detail: string) {
-    super(module, func, -1, 'CUDA_TS_SYMBOL_NOT_FOUND');
-    this.message = `${func} is not available: ${detail}`;
+    super(module, func, -1, 'CUDA_TS_SYMBOL_NOT_FOUND', undefined, `${func} is not available: ${detail}`);
   }
 }
 
@@ -39,8 +46,8 @@ export class CudaLibraryError extends CudaError {
   readonly tried: string[];
   /** Made by library discovery; its `code` is -2. */
   constructor(module: string, detail: string, tried: string[]) {
-    super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND');
+    super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND', undefined,
+      `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`);
     this.tried = tried;
-    this.message = `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`;
   }
 }
