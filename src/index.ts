@@ -26,3 +26,18 @@ export { type DeviceProperties } from './device';
 export { type KernelAttributes } from './module';
 export { type ArgValue, type DevicePointer, type KernelArgs } from './launch';
 export { GreenContext, SmResource, type GreenStreamOptions } from './green';
+// objects layer part 2 (issue 13): memory resources, wrapped pointers, batched copies, tensor maps, textures
+export {
+  type ManagedAdvice, type ManagedPoolOptions, type MemoryLocation, type PinnedPoolOptions, type PoolAccess, type PoolMemoryType,
+  type WrapBufferOptions, type WrapPoolOptions,
+} from './memory';
+export { VirtualMemoryResource, type VirtualMemoryOptions } from './vmm';
+export { copyBatch, type BatchCopy, type CopyBatchOptions } from './copy-batch';
+export {
+  TensorMap, type Im2colTensorMapOptions, type TensorMapCommon, type TensorMapDataType, type TensorMapInterleave, type TensorMapL2Promotion,
+  type TensorMapOobFill, type TensorMapSwizzle, type TiledTensorMapOptions,
+} from './tensormap';
+export {
+  CudaArray, SurfaceObject, TextureObject, type AddressMode, type ArrayCopyOptions, type ChannelFormat, type CudaArrayOptions,
+  type LinearTextureSource, type Pitch2DTextureSource, type TextureOptions, type TextureSource,
+} from './texture';

@@ -1,0 +1,179 @@
+// copyBatch: many pointer-to-pointer copies enqueued with one driver call (cuMemcpyBatchAsync). The
+// copies of one batch run in stream order as a whole, in no particular order among themselves.
+import koffi from 'koffi';
+import * as drv from './driver';
+import { isArrayBuffer } from './runtime';
+import { describe } from './context';
+import { noteUse } from './capture';
+import type { Resource } from './lifecycle';
+import { DeviceBuffer, PinnedHostBuffer, addressArg, ownerOf, type HostData } from './memory';
+import { Stream, toStream, type StreamLike } from './stream';
+
+/** One copy of a batch: `bytes` bytes from `src` (+ `srcOffset`) to `dst` (+ `dstOffset`). */
+export interface BatchCopy {
+  /** Destination: a DeviceBuffer (ManagedBuffer, a view, …), a PinnedHostBuffer, or a device address. */
+  dst: DeviceBuffer | PinnedHostBuffer | number | bigint;
+  /**
+   * Source: a DeviceBuffer, a PinnedHostBuffer, a device address, or host data (a TypedArray, DataView
+   * or ArrayBuffer): host data is read before copyBatch returns (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL).
+   */
+  src: DeviceBuffer | PinnedHostBuffer | HostData | number | bigint;
+  /** Bytes to copy (default: the rest of the source after `srcOffset`; required for addresses). */
+  bytes?: number;
+  /** Byte offset into the source (default 0). */
+  srcOffset?: number;
+  /** Byte offset into the destination (default 0). */
+  dstOffset?: number;
+}
+
+/** Options of {@link copyBatch}. */
+export interface CopyBatchOptions {
+  /**
+   * How sources other than host data may be read: 'stream' (default: in stream order), or 'any' (out
+   * of stream order, even after the call returns: only when nothing earlier on the stream writes them).
+   */
+  srcAccessOrder?: 'stream' | 'any';
+  /** Hint that the copies should preferably overlap with compute work (CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE). */
+  preferOverlapWithCompute?: boolean;
+}
+
+let driverVersion: number | undefined;
+/** The CUDA version of the installed driver (cuDriverGetVersion), once. */
+function installedDriver(): number {
+  if (driverVersion === undefined) {
+    drv.global('cuDriverGetVersion', drv.out32);
+    driverVersion = drv.out32[0];
+  }
+  return driverVersion;
+}
+
+function version(v: number): string {
+  return `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
+}
+
+/** Test seam: pretend the installed driver supports CUDA `v` (undefined: ask the driver). @internal */
+export function provideDriverVersion(v: number | undefined): void {
+  driverVersion = v;
+}
+
+interface Endpoint {
+  address: number;
+  byteLength: number | undefined;
+  holder: Resource | undefined;
+  host: boolean;
+}
+
+function endpoint(where: string, v: unknown, source: boolean): Endpoint {
+  if (v instanceof DeviceBuffer) return { address: v.ptr, byteLength: v.byteLength, holder: ownerOf(v), host: false };
+  if (v instanceof PinnedHostBuffer) return { address: v.hostAddress, byteLength: v.byteLength, holder: v, host: false };
+  if (typeof v === 'number' || typeof v === 'bigint') {
+    const a = addressArg(where, v);
+    if (a === 0) throw new RangeError(`${where} is a null address`);
+    return { address: a, byteLength: undefined, holder: undefined, host: false };
+  }
+  if (source && (isArrayBuffer(v) || ArrayBuffer.isView(v))) {
+    const buffer = isArrayBuffer(v) ? v : (v as ArrayBufferView).buffer;
+    if (!isArrayBuffer(buffer)) throw new TypeError(`${where}: a SharedArrayBuffer cannot be a batched-copy source`);
+    const offset = isArrayBuffer(v) ? 0 : (v as ArrayBufferView).byteOffset;
+    const address = v.byteLength === 0 ? 0 : Number(koffi.address(buffer)) + offset;
+    return { address, byteLength: (v as ArrayBufferView | ArrayBuffer).byteLength, holder: undefined, host: true };
+  }
+  if (!source && (isArrayBuffer(v) || ArrayBuffer.isView(v))) {
+    throw new TypeError(`${where}: host data cannot be a batched-copy destination (it would be written after copyBatch returns): use a PinnedHostBuffer`);
+  }
+  throw new TypeError(`${where} must be a DeviceBuffer, a PinnedHostBuffer, a device address${source ? ' or host data (TypedArray, DataView, ArrayBuffer)' : ''}, got ${describe(v)}`);
+}
+
+function offsetArg(where: string, v: unknown): number {
+  if (v === undefined) return 0;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} must be a non-negative integer, got ${describe(v)}`);
+  return v;
+}
+
+/**
+ * Enqueues `copies` on `stream` with one cuMemcpyBatchAsync call: the batch as a whole runs in stream
+ * order; copies within it run in any order (so none may depend on another). Endpoints are
+ * DeviceBuffers, PinnedHostBuffers or device addresses; a source may also be host data, which is read
+ * before the call returns. Every copy is bounds-checked first. Needs a CUDA 13.0 driver (the objects
+ * layer binds 13.0's cuMemcpyBatchAsync; 12.8's has another signature): an older driver gets an Error
+ * saying so. `stream` must be a created stream (not the legacy default stream).
+ *
+ * ```ts
+ * copyBatch(stream, [{ dst: a, src: hostA }, { dst: b, src: c, bytes: 1024 }]);
+ * ```
+ */
+export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], options: CopyBatchOptions = {}): void {
+  const where = 'copyBatch';
+  if (stream === undefined || stream === null) throw new TypeError(`${where}: stream is required (a created Stream: the legacy default stream cannot run batched copies)`);
+  const s = toStream(stream, `${where}: stream`) as Stream;
+  if (s.handle === 0 || s.handle === 1) throw new TypeError(`${where}: the legacy default stream cannot run batched copies: use Stream.create() (or the per-thread default stream)`);
+  if (!Array.isArray(copies)) throw new TypeError(`${where}: copies must be an array of { dst, src, bytes? }, got ${describe(copies)}`);
+  if (copies.length === 0) throw new RangeError(`${where}: copies is empty`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
+  for (const k of Object.keys(options)) if (k !== 'srcAccessOrder' && k !== 'preferOverlapWithCompute') throw new TypeError(`${where}: unknown option '${k}' (expected srcAccessOrder, preferOverlapWithCompute)`);
+  const order = options.srcAccessOrder ?? 'stream';
+  if (order !== 'stream' && order !== 'any') throw new TypeError(`${where}: srcAccessOrder must be 'stream' or 'any', got ${describe(order)}`);
+  if (options.preferOverlapWithCompute !== undefined && typeof options.preferOverlapWithCompute !== 'boolean') throw new TypeError(`${where}: preferOverlapWithCompute must be a boolean, got ${describe(options.preferOverlapWithCompute)}`);
+
+  const n = copies.length;
+  const dsts = new BigUint64Array(n);
+  const srcs = new BigUint64Array(n);
+  const sizes = new BigUint64Array(n);
+  const hostSource: boolean[] = new Array(n);
+  const holders: Resource[] = [];
+  const keep: unknown[] = []; // host sources stay reachable until the call returns
+  for (let i = 0; i < n; i++) {
+    const c = copies[i] as unknown;
+    const w = `${where}: copies[${i}]`;
+    if (typeof c !== 'object' || c === null) throw new TypeError(`${w} must be an object { dst, src, bytes? }, got ${describe(c)}`);
+    const r = c as Record<string, unknown>;
+    for (const k of Object.keys(r)) if (!['dst', 'src', 'bytes', 'srcOffset', 'dstOffset'].includes(k)) throw new TypeError(`${w}: unknown field '${k}' (expected dst, src, bytes, srcOffset, dstOffset)`);
+    const d = endpoint(`${w}.dst`, r.dst, false);
+    const sr = endpoint(`${w}.src`, r.src, true);
+    const srcOffset = offsetArg(`${w}.srcOffset`, r.srcOffset);
+    const dstOffset = offsetArg(`${w}.dstOffset`, r.dstOffset);
+    let bytes: number;
+    if (r.bytes === undefined) {
+      if (sr.byteLength === undefined) throw new TypeError(`${w}: bytes is required when src is an address`);
+      bytes = sr.byteLength - srcOffset;
+      if (bytes < 0) throw new RangeError(`${w}: srcOffset ${srcOffset} is past the end of the source (${sr.byteLength} bytes)`);
+    } else bytes = offsetArg(`${w}.bytes`, r.bytes);
+    if (bytes === 0) throw new RangeError(`${w}: nothing to copy (0 bytes)`);
+    if (sr.byteLength !== undefined && srcOffset + bytes > sr.byteLength) throw new RangeError(`${w}: ${bytes} bytes from offset ${srcOffset} run past the end of the source (${sr.byteLength} bytes)`);
+    if (d.byteLength !== undefined && dstOffset + bytes > d.byteLength) throw new RangeError(`${w}: ${bytes} bytes at offset ${dstOffset} run past the end of the destination (${d.byteLength} bytes)`);
+    dsts[i] = BigInt(d.address + dstOffset);
+    srcs[i] = BigInt(sr.address + srcOffset);
+    sizes[i] = BigInt(bytes);
+    hostSource[i] = sr.host;
+    if (sr.host) keep.push(r.src);
+    if (d.holder) holders.push(d.holder);
+    if (sr.holder) holders.push(sr.holder);
+  }
+  const v = installedDriver();
+  if (v < 13000) {
+    throw new Error(`${where}: batched copies need a CUDA 13.0 driver (580 or newer) here: the objects layer calls 13.0's cuMemcpyBatchAsync${v >= 12080 ? ', and the 12.8 form this driver has takes other arguments' : ' (added in CUDA 12.8)'}; the installed driver supports CUDA ${version(v)}`);
+  }
+
+  // One attribute per run of copies with the same source kind (host data: read during the call).
+  const flags = options.preferOverlapWithCompute ? drv.CUmemcpyFlags.CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE : 0;
+  const streamOrder = order === 'any' ? drv.CUmemcpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_ANY : drv.CUmemcpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  const starts: number[] = [];
+  const orders: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const o = hostSource[i] ? drv.CUmemcpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL : streamOrder;
+    if (i === 0 || orders[orders.length - 1] !== o) {
+      starts.push(i);
+      orders.push(o);
+    }
+  }
+  const attrs = new Uint8Array(24 * starts.length); // CUmemcpyAttributes { srcAccessOrder, srcLocHint, dstLocHint, flags }
+  const av = new DataView(attrs.buffer);
+  orders.forEach((o, k) => {
+    av.setInt32(24 * k, o, true);
+    av.setUint32(24 * k + 20, flags, true);
+  });
+  const attrsIdxs = BigUint64Array.from(starts, (x) => BigInt(x));
+  if (holders.length > 0) noteUse(s.context, s.handle, ...holders);
+  drv.callOnStream(s.context, s.handle, 'cuMemcpyBatchAsync', dsts, srcs, sizes, n, attrs, attrsIdxs, starts.length, s.handle);
+  void keep;
+}
