@@ -8,6 +8,7 @@ import {
   MemoryPool, Module, PinnedHostBuffer, Program, Stream, arg, compile, cudaStream, launch, profile, CachingAllocator,
 } from '../../src';
 import * as cu from '../../generated/13.0/driver';
+import { hostFuncs } from '../../src/lifecycle';
 import { describeGpu } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');
@@ -468,7 +469,8 @@ describeGpu('objects layer', () => {
     console.log(
       `2 × 10,000 cycles each of Stream, Event, DeviceBuffer (sync and stream-ordered), Program in ${((performance.now() - t0) / 1000).toFixed(1)} s. ` +
         `Device memory kept per phase (MiB), first round: ${mib(first)}; second round: ${mib(second)}. ` +
-        `Second round: device free ${before.free} → ${after.free} (Δ ${((before.free - after.free) / 2 ** 20).toFixed(1)} MiB), RSS ${before.rss} → ${after.rss} MiB`,
+        `Second round: device free ${before.free} → ${after.free} (Δ ${((before.free - after.free) / 2 ** 20).toFixed(1)} MiB), RSS ${before.rss} → ${after.rss} MiB; ` +
+        `JS callbacks pending ${hostFuncs.pending}, allocator ${JSON.stringify(CachingAllocator.stats(Context.primary(0)))}`,
     );
     expect(Math.abs(before.free - after.free)).toBeLessThanOrEqual(4 << 20);
     expect(after.rss - before.rss).toBeLessThan(64);
