@@ -5,7 +5,7 @@
 // passed to kernels as 'u64' (cudaTextureObject_t / cudaSurfaceObject_t).
 import koffi from 'koffi';
 import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
+import { Context, contextOf, describe, deviceHandle } from './context';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
 import { isArrayBuffer } from './runtime';
 import { DeviceBuffer, PinnedHostBuffer, ownerOf, type HostData } from './memory';
@@ -310,6 +310,20 @@ function textureDesc(where: string, options: unknown): Uint8Array {
   return new Uint8Array(desc.buffer);
 }
 
+const alignments = new Map<string, number>();
+/** A device's texture alignment ('address': CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT) or pitch alignment, cached. */
+function alignment(device: number, which: 'address' | 'pitch'): number {
+  const key = `${device}:${which}`;
+  let a = alignments.get(key);
+  if (a === undefined) {
+    const attr = which === 'address' ? drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT : drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT;
+    drv.global('cuDeviceGetAttribute', drv.out32, attr, deviceHandle(device));
+    a = drv.out32[0];
+    alignments.set(key, a);
+  }
+  return a;
+}
+
 /** CUDA_RESOURCE_DESC for `source`, with the context and the resource kept alive. */
 function resourceDesc(where: string, source: unknown, forSurface: boolean): { desc: Uint8Array; ctx: Context; parent: Resource } {
   const desc = new DataView(new ArrayBuffer(144));
@@ -330,6 +344,8 @@ function resourceDesc(where: string, source: unknown, forSurface: boolean): { de
   const address = buffer.ptr as number;
   const [code, bytes] = format(where, o.format);
   const channels = channelCount(where, o.channels);
+  const aligned = alignment(buffer.context.device, 'address');
+  if (aligned > 0 && address % aligned !== 0) throw new RangeError(`${where}: the buffer's address 0x${address.toString(16)} is not aligned to the device's texture alignment (${aligned} bytes)`);
   desc.setBigUint64(8, BigInt(address), true);
   desc.setInt32(16, code, true);
   desc.setUint32(20, channels, true);
@@ -344,6 +360,8 @@ function resourceDesc(where: string, source: unknown, forSurface: boolean): { de
     const height = dim(where, 'height', o.height, 1);
     const pitch = o.pitch === undefined ? width * bytes * channels : dim(where, 'pitch', o.pitch, 1);
     if (pitch < width * bytes * channels) throw new RangeError(`${where}: pitch ${pitch} is less than a row (${width * bytes * channels} bytes)`);
+    const pitchAlign = alignment(buffer.context.device, 'pitch');
+    if (pitchAlign > 0 && pitch % pitchAlign !== 0) throw new RangeError(`${where}: pitch ${pitch} is not a multiple of the device's texture pitch alignment (${pitchAlign} bytes)`);
     if (pitch * (height - 1) + width * bytes * channels > buffer.byteLength) throw new RangeError(`${where}: ${height} rows of pitch ${pitch} do not fit in the buffer (${buffer.byteLength} bytes)`);
     desc.setInt32(0, drv.CUresourcetype.CU_RESOURCE_TYPE_PITCH2D, true);
     desc.setBigUint64(24, BigInt(width), true);

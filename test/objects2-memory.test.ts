@@ -36,6 +36,9 @@ function hostAlloc(bytes: number): number {
 const fakes: Record<string, Fn> = {
   cuCtxGetCurrent: (slot: BigUint64Array) => out(slot, 0xc0),
   cuCtxSetCurrent: () => 0,
+  cuInit: () => 0,
+  cuDeviceGet: (o: Int32Array, ordinal: number) => ((o[0] = ordinal), 0),
+  cuDeviceGetAttribute: (o: Int32Array, attr: number) => ((o[0] = attr === drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT ? 512 : 32), 0),
   cuStreamCreateWithPriority: (o) => out(o, (nextHandle += 0x100)),
   cuStreamDestroy: () => 0,
   cuMemAllocAsync: (o, bytes: number) => {
@@ -680,7 +683,9 @@ describe('CudaArray, TextureObject, SurfaceObject (fake driver)', () => {
     const c = new FakeBuffer(64, ctx);
     expect(() => TextureObject.create({ buffer: c, format: 'f64' as never })).toThrow(/TextureObject.create: format must be one of 'u8'/);
     expect(() => TextureObject.create({ buffer: c, format: 'f32', channels: 3 as never })).toThrow(/channels must be 1, 2 or 4, got number 3/);
-    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 4, height: 8 })).toThrow(/8 rows of pitch 16 do not fit in the buffer \(64 bytes\)/);
+    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 4, height: 8, pitch: 32 })).toThrow(/8 rows of pitch 32 do not fit in the buffer \(64 bytes\)/);
+    expect(() => TextureObject.create({ buffer: c, format: 'f32', width: 2, height: 2 })).toThrow(/pitch 8 is not a multiple of the device's texture pitch alignment \(32 bytes\)/);
+    expect(() => TextureObject.create({ buffer: new FakeBuffer(64, ctx, 0x7f6000000100), format: 'f32' })).toThrow(/TextureObject.create: the buffer's address 0x7f6000000100 is not aligned to the device's texture alignment \(512 bytes\)/);
     expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { filterMode: 'cubic' as never })).toThrow(/filterMode must be 'point' or 'linear'/);
     expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { addressMode: 'repeat' as never })).toThrow(/addressMode must be 'wrap', 'clamp', 'mirror' or 'border'/);
     expect(() => TextureObject.create({ buffer: c, format: 'f32' }, { borderColor: [1, 2] as never })).toThrow(/borderColor must be 4 finite numbers/);
