@@ -108,7 +108,18 @@ function elementType<T extends ArrayBufferView>(where: string, ctor: unknown): T
  * - a number or `{ device: n }`: device `n`'s memory;
  * - `{ hostNuma: n }`: host NUMA node `n`.
  */
-export type MemoryLocation = 'host' | 'hostNumaCurrent' | number | { device: number } | { hostNuma: number };
+export type MemoryLocation =
+  | 'host'
+  | 'hostNumaCurrent'
+  | number
+  | {
+      /** Device ordinal. */
+      device: number;
+    }
+  | {
+      /** Host NUMA node id. */
+      hostNuma: number;
+    };
 
 /** A CUmemLocation ({ type, id }) for `loc`; `'device'` means `defaultDevice`. @internal */
 export function encodeLocation(where: string, loc: unknown, defaultDevice?: number): { type: number; id: number } {
