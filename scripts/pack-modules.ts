@@ -415,6 +415,7 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
   write(join(dir, 'dist', 'src', 'runtime', 'index.js'), `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`);
   write(join(dir, 'dist', 'src', 'runtime', 'index.d.ts'), `export * from ${JSON.stringify(SUPPORT)};\n`);
   copy(join(ROOT, 'bin', 'cuda-ts.js'), join(dir, 'bin', 'cuda-ts.js'));
+  copy(join(ROOT, 'bin', 'cuda-ts-run.js'), join(dir, 'bin', 'cuda-ts-run.js'));
   for (const entry of ['src/index', 'src/runtime/index', ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
     for (const ext of ['.js', '.d.ts']) copy(join(dist, 'esm', `${entry}${ext}`), join(dir, 'dist', 'esm', `${entry}${ext}`));
   }
@@ -425,7 +426,7 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
   const { scripts: _s, devDependencies: _d, bin: _b, private: _p, ...published } = root;
   writeJson(join(dir, 'package.json'), {
     ...published,
-    bin: { 'cuda-ts': 'bin/cuda-ts.js' },
+    bin: { 'cuda-ts': 'bin/cuda-ts.js', 'cuda-ts-run': 'bin/cuda-ts-run.js' },
     dependencies: { ...root.dependencies, [SUPPORT]: `^${root.version}` },
   });
   copy(join(ROOT, 'README.md'), join(dir, 'README.md'));

@@ -41,3 +41,9 @@ export {
   CudaArray, SurfaceObject, TextureObject, type AddressMode, type ArrayCopyOptions, type ChannelFormat, type CudaArrayOptions,
   type LinearTextureSource, type Pitch2DTextureSource, type TextureOptions, type TextureSource,
 } from './texture';
+export { CommunicatorTimeoutError, type RendezvousOptions, type WaitOptions } from './communicator';
+export {
+  IpcMemoryPool, ImportedMemoryPool, SharedBuffer, SharedEvent, allowDescriptorImport, exportEvent, exportMemHandle, importPool,
+  openEvent, openMemHandle, type BufferHandle, type EventHandle, type MemHandle, type PoolHandle,
+} from './ipc';
+export * from './distributed';

@@ -207,7 +207,7 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     expect(main.exports).toEqual(root.exports);
     // cuda-ts depends on the support package instead of bundling a copy of it.
     expect(main.dependencies).toEqual({ ...root.dependencies, '@cuda-ts/runtime-support': `^${root.version}` });
-    expect(main.bin).toEqual({ 'cuda-ts': 'bin/cuda-ts.js' });
+    expect(main.bin).toEqual({ 'cuda-ts': 'bin/cuda-ts.js', 'cuda-ts-run': 'bin/cuda-ts-run.js' });
     expect(main.engines).toEqual(root.engines);
     expect(main.scripts).toBeUndefined();
     expect(main.devDependencies).toBeUndefined();
@@ -262,6 +262,8 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     const report = JSON.parse(doctor.stdout);
     expect(report.releases.map((r: { release: string }) => r.release)).toEqual(expect.arrayContaining(['13.0', '12.6']));
     expect(report.usable).toBe(doctor.status === 0);
+    const launcher = attempt(process.execPath, [join(project, 'node_modules/.bin/cuda-ts-run'), '--help'], project, { ...process.env, NODE_PATH: '' });
+    expect(`${launcher.stdout}${launcher.stderr}`).toMatch(/--nproc-per-node/);
     const gen = attempt(process.execPath, [join(project, 'node_modules/.bin/cuda-ts-gen'), '--list'], project, { ...process.env, NODE_PATH: '' });
     expect({ status: gen.status, stderr: gen.stderr }).toEqual({ status: 0, stderr: '' });
     expect(gen.stdout).toMatch(/\bdriver\b/);

@@ -201,6 +201,7 @@ describeGpu('multi-GPU', () => {
       const src = DeviceBuffer.from(host, { context: d0.primaryContext() });
       const dst = DeviceBuffer.alloc(4 * n, { context: d1.primaryContext() });
       dst.memset(0);
+      d1.primaryContext().synchronize(); // a memset of device memory is asynchronous to the host
       copyPeer(dst, src);
       expect(firstMismatch(dst.toArray(Float32Array), (i) => host[i])).toBe(-1);
 
@@ -208,11 +209,13 @@ describeGpu('multi-GPU', () => {
       const s1 = Stream.create({ context: d1.primaryContext() });
       const back = DeviceBuffer.alloc(4 * n, { context: d0.primaryContext() });
       back.memset(0);
+      d0.primaryContext().synchronize();
       copyPeer(back, dst, { stream: s1 }); // device 1 → device 0 on device 1's stream
       s1.synchronize();
       expect(firstMismatch(back.toArray(Float32Array), (i) => host[i])).toBe(-1);
 
       dst.memset(0);
+      d1.primaryContext().synchronize(); // else the copy on device 0's stream may run before it
       copyPeer(dst, src, { stream: s0, srcOffset: 4 * 1000, dstOffset: 4 * 5, bytes: 4 * 4096 }); // on the source's stream
       s0.synchronize();
       const out = dst.toArray(Float32Array);

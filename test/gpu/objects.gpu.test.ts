@@ -817,7 +817,8 @@ describeGpu('objects layer', () => {
         `device free ${(before.free / 2 ** 20).toFixed(1)} → ${(after.free / 2 ** 20).toFixed(1)} MiB`,
     );
     expect(after.rss - before.rss).toBeLessThan(96);
-    expect(Math.abs(before.free - after.free)).toBeLessThanOrEqual(16 << 20);
+    // a leak lowers free memory; the driver returning memory it cached raises it
+    expect(before.free - after.free).toBeLessThanOrEqual(16 << 20);
     fill.close();
   }, 600_000);
 });

@@ -101,7 +101,14 @@ describeGpu('objects layer part 2: memory resources, wrapped memory, batched cop
     expect(m).toBeInstanceOf(ManagedBuffer);
     await stream.synchronized();
     m.array(Int32Array).fill(1);
-    m.advise('accessedBy', device.ordinal).prefetch('device', stream);
+    try {
+      m.advise('accessedBy', device.ordinal);
+    } catch (e) {
+      // some drivers (the H200 machine's 580 in a container) refuse advice on pool-allocated managed memory
+      expect((e as { name?: string }).name).toBe('CUDA_ERROR_NOT_SUPPORTED');
+      console.log(`cuMemAdvise on managed-pool memory: ${(e as Error).message}`);
+    }
+    m.prefetch('device', stream);
     launch(stream, LaunchConfig.linear(n), addk, m, 41, n);
     m.prefetch('host', stream);
     await stream.synchronized();

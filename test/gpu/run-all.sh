@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything that needs a GPU, in one go (for a lent GPU machine: few, full calls).
+# Everything that needs a GPU, in one go (for a lent GPU machine: few, full calls). Suites run one file at
+# a time (--runInBand): they measure device memory, which suites running beside them would disturb.
 #   bash test/gpu/run-all.sh [parts...]     parts: suites modules examples bench multigpu (default: all but multigpu)
 # Logs go to $OUT (or ./gpu-logs, git-ignored): doctor.log, suites.log, modules.log, examples.log, bench.log
 # (+ bench.json). Without a GPU it says "no GPU: <why>" and exits 1; it exits 1 when any part fails.
@@ -27,7 +28,7 @@ failed=()
 for part in $parts; do
   case $part in
   suites)
-    npx jest --selectProjects gpu --testPathIgnorePatterns modules.gpu multigpu.gpu 2>&1 | tail -150 >>"$out/suites.log"
+    npx jest --selectProjects gpu --runInBand --testPathIgnorePatterns modules.gpu multigpu.gpu 2>&1 | tail -150 >>"$out/suites.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(suites)
     ;;
   modules)
