@@ -191,3 +191,17 @@ test('openStore: rank 0 serves, the others connect; closing rank 0 stops the ser
   await s2.close();
   await expect(openStore({ rank: 3, size: 3, address, token })).rejects.toThrow(RangeError);
 });
+
+test('the serving rank may close right after the last barrier: the others still get their release', async () => {
+  // what every rendezvous does at the end: rank 0 (which serves) leaves the barrier and closes at once
+  const own = await StoreServer.listen({ port: 0, host: '127.0.0.1', token });
+  const rank0 = await TcpStore.connect({ host: '127.0.0.1', port: own.port, token, timeoutMs: 5000, size: 2 });
+  const rank1 = await TcpStore.connect({ host: '127.0.0.1', port: own.port, token, timeoutMs: 5000, size: 2 });
+  const other = rank1.barrier('end');
+  await rank0.barrier('end');
+  await rank0.close();
+  const closing = own.close();
+  await expect(other).resolves.toBeUndefined();
+  await rank1.close();
+  await closing;
+});

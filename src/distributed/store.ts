@@ -270,7 +270,12 @@ export class StoreServer {
   close(): Promise<void> {
     for (const w of this.waiters) clearTimeout(w.timer);
     this.waiters.clear();
-    for (const c of this.connections) c.socket.destroy();
+    // end(), not destroy(): answers already written (the last barrier's, typically: the serving rank
+    // leaves the barrier and closes while the others' replies are in flight) still reach their clients.
+    for (const c of this.connections) {
+      c.socket.end();
+      setTimeout(() => c.socket.destroy(), 2000).unref();
+    }
     this.connections.clear();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
