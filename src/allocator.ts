@@ -9,7 +9,7 @@
 // back to the driver with cuMemFreeAsync on their stream: trim(), an allocation that failed for lack of
 // memory (then retried once), the limit, and the destroy of their stream.
 import * as drv from './driver';
-import { describe } from './context';
+import { describe, type Context } from './context';
 import { captureOf } from './capture';
 import { Core } from './lifecycle';
 
@@ -298,7 +298,7 @@ export const CachingAllocator = {
   },
 
   /** Sets the limit of bytes in use for one context (default: every context). */
-  setLimit(limit: number, context?: drv.Bindable): void {
+  setLimit(limit: number, context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.setLimit', context);
     const v = checkLimit('CachingAllocator.setLimit', limit);
     if (ctx === undefined) this.configure({ limit: v });
@@ -306,14 +306,14 @@ export const CachingAllocator = {
   },
 
   /** Returns every cached block of `context` (default: all contexts) to the driver (cuMemFreeAsync on its stream). */
-  trim(context?: drv.Bindable): void {
+  trim(context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.trim', context);
     if (ctx === undefined) trimAll();
     else if (ctx.allocCache !== undefined) trimCache(ctx.allocCache as Cache);
   },
 
   /** Statistics of `context` (default: summed over every context). */
-  stats(context?: drv.Bindable): AllocatorStats {
+  stats(context?: Context): AllocatorStats {
     const ctx = checkContextArg('CachingAllocator.stats', context);
     const list = ctx === undefined ? [...caches] : ctx.allocCache === undefined ? [] : [ctx.allocCache as Cache];
     const s: AllocatorStats = { inUse: 0, cached: 0, peak: 0, hits: 0, misses: 0, limit: ctx === undefined ? defaultLimit : ((ctx.allocCache as Cache | undefined)?.limit ?? defaultLimit) };
@@ -328,7 +328,7 @@ export const CachingAllocator = {
   },
 
   /** Starts peak tracking again from the bytes in use now. */
-  resetPeak(context?: drv.Bindable): void {
+  resetPeak(context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.resetPeak', context);
     for (const c of ctx === undefined ? caches : ctx.allocCache === undefined ? [] : [ctx.allocCache as Cache]) c.peak = c.inUse;
   },

@@ -147,6 +147,7 @@ function isRank(v: unknown): v is number {
  * aborted (ncclCommAbort) and is closed: a peer probably died or never came.
  */
 export class CommunicatorTimeoutError extends Error {
+  /** The class name, as printed. */
   override name = 'CommunicatorTimeoutError';
 }
 

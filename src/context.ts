@@ -35,7 +35,7 @@ export function deviceHandle(ordinal: number): number {
  * (see STICKY_ERRORS) every call on it throws ContextUnusableError: the process must exit to recover.
  * close() releases a primary context, destroys a created one, and does nothing to a wrapped one.
  */
-export class Context extends Resource implements drv.Bindable {
+export class Context extends Resource { // structurally a drv.Bindable (what the door needs of a context)
   /** The driver handle (CUcontext). */
   readonly handle: drv.CUcontext;
   /** Device ordinal. */

@@ -127,6 +127,7 @@ export function allowDescriptorImport(importer: number | 'any'): void {
 
 /** Describes a shareable pool: pass it to {@link importPool} in another process (JSON/postMessage-safe). */
 export interface PoolHandle {
+  /** What the handle describes (checked when it is imported). */
   readonly kind: 'cuda-ts/pool';
   /** The exporting process. */
   readonly pid: number;
@@ -138,13 +139,17 @@ export interface PoolHandle {
 
 /** Describes one allocation of a shareable pool: pass it to {@link ImportedMemoryPool.importBuffer}. */
 export interface BufferHandle {
+  /** What the handle describes (checked when it is imported). */
   readonly kind: 'cuda-ts/pool-buffer';
+  /** The exporting process. */
   readonly pid: number;
   /** CUmemPoolPtrExportData, 64 bytes as hex. */
   readonly data: string;
+  /** Bytes of the allocation. */
   readonly byteLength: number;
   /** The address in the exporting process (used as is by worker threads of that process). */
   readonly address: number;
+  /** Ordinal of the device whose memory it is. */
   readonly device: number;
 }
 
@@ -350,12 +355,17 @@ export function importPool(handle: PoolHandle, options: { fd?: number; device?: 
 
 /** A legacy IPC handle of cuMemAlloc memory (cuIpcGetMemHandle). */
 export interface MemHandle {
+  /** What the handle describes (checked when it is imported). */
   readonly kind: 'cuda-ts/ipc-mem';
+  /** The exporting process. */
   readonly pid: number;
   /** CUipcMemHandle, 64 bytes as hex. */
   readonly handle: string;
+  /** Bytes of the allocation. */
   readonly byteLength: number;
+  /** Its address in the exporting process (the importer maps it elsewhere). */
   readonly address: number;
+  /** Ordinal of the device whose memory it is. */
   readonly device: number;
 }
 
@@ -395,10 +405,13 @@ export function openMemHandle(handle: MemHandle, options: { device?: number } = 
 
 /** An IPC event handle (cuIpcGetEventHandle). */
 export interface EventHandle {
+  /** What the handle describes (checked when it is imported). */
   readonly kind: 'cuda-ts/ipc-event';
+  /** The exporting process. */
   readonly pid: number;
   /** CUipcEventHandle, 64 bytes as hex. */
   readonly handle: string;
+  /** Ordinal of the device whose memory it is. */
   readonly device: number;
   /** The CUevent in the exporting process (used as is by its worker threads). */
   readonly event: number;
@@ -420,6 +433,7 @@ export function exportEvent(event: Event): EventHandle {
 export class SharedEvent extends Resource {
   /** The driver handle (CUevent). */
   readonly handle: raw.CUevent;
+  /** The context it belongs to. */
   readonly context: Context;
 
   private constructor(handle: raw.CUevent, context: Context, owned = true) {

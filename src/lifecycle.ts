@@ -220,6 +220,7 @@ export abstract class Resource {
 
   /**
    * For subclasses: registers the object for GC reclamation when it owns something to free.
+   * @internal
    * @param kind the name used in messages (`Stream`, `DeviceBuffer`, …)
    * @param destroy frees the native object; undefined for a wrapper that owns nothing
    * @param parents objects kept alive (not destroyed, even once closed) until this one is destroyed

@@ -486,6 +486,7 @@ export class DeviceBuffer extends Resource {
 
   /**
    * For subclasses; use DeviceBuffer.alloc or DeviceBuffer.from.
+   * @internal
    * @param kind the name used in messages
    * @param destroy frees the memory; undefined for a view
    * @param parent the buffer a view is made from

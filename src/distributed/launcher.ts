@@ -22,6 +22,7 @@ export interface LaunchOptions {
   master?: string;
   /** The script to run, and its arguments. */
   script: string;
+  /** Arguments passed to the script after its path. */
   args?: string[];
   /** Milliseconds between SIGTERM and SIGKILL when stopping ranks. Default 5000. */
   killGraceMs?: number;

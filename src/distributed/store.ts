@@ -60,10 +60,12 @@ const DEFAULT_LIMITS: Required<StoreLimits> = {
 
 /** A store request failed: the server refused it, the connection closed, or it timed out. */
 export class StoreError extends Error {
+  /** The class name, as printed. */
   override name = 'StoreError';
 }
 /** A store request (get, wait, barrier, connect) did not complete within its timeout. */
 export class StoreTimeoutError extends StoreError {
+  /** The class name, as printed. */
   override name = 'StoreTimeoutError';
 }
 

@@ -36,9 +36,10 @@ let ffiModule: NodeFfiModule | null | undefined;
 let unavailable = '';
 
 /**
- * The running Node's `node:ffi`, or undefined (then {@link nodeFfiUnavailableReason} says why).
+ * The running Node's `node:ffi`, or undefined (then `nodeFfiUnavailableReason()` says why).
  * Node 26 provides it (`--experimental-ffi` on the 26.0-26.9 lines; on by default from 26.10 where
  * `--no-experimental-ffi` turns it off).
+ * @internal
  */
 export function nodeFfi(): NodeFfiModule | undefined {
   if (ffiModule === undefined) {
@@ -55,7 +56,7 @@ export function nodeFfi(): NodeFfiModule | undefined {
   return ffiModule ?? undefined;
 }
 
-/** Why {@link nodeFfi} is unavailable ('' when it is available). */
+/** Why node:ffi is unavailable in this Node ('' when it is available). */
 export function nodeFfiUnavailableReason(): string {
   nodeFfi();
   return unavailable;
@@ -85,7 +86,7 @@ for (const [names, ffi, conv] of [
   for (const n of names) SCALARS[n] = { ffi, conv };
 }
 
-/** How one parameter type maps to node:ffi, or undefined when it does not (stay on koffi). */
+/** How one parameter type maps to node:ffi, or undefined when it does not (stay on koffi). @internal */
 export function nodeFfiParam(type: unknown): ArgPlan | undefined {
   if (typeof type !== 'string') return undefined; // a koffi type object: a record by value
   const t = type.trim();
@@ -108,6 +109,7 @@ export function nodeFfiResult(type: unknown): [string, boolean] | undefined {
  * The node:ffi signature of a C function, or the reason it stays on koffi.
  * @param result the koffi result type of the binding table
  * @param params the koffi parameter types
+ * @internal
  */
 export function nodeFfiSignature(result: unknown, params: readonly unknown[]): { args: ArgPlan[]; result: [string, boolean] } | string {
   const r = nodeFfiResult(result);
@@ -209,7 +211,11 @@ function adapt(fn: NativeFunction, name: string, params: readonly unknown[], pla
  * one signature per symbol and handle, and two releases of a module may bind one symbol two ways.
  */
 export class NodeFfiLibrary {
-  private constructor(private readonly handle: NodeFfiLibraryHandle, /** The path it was opened by. */ readonly path: string) {}
+  /** The path it was opened by. */
+  readonly path: string;
+  private constructor(private readonly handle: NodeFfiLibraryHandle, path: string) {
+    this.path = path;
+  }
 
   /**
    * Opens the first candidate of the module's search order that loads (the same order as koffi's

@@ -351,7 +351,8 @@ export function rawCovers(fn: string, param: string, v: unknown, bytes: number, 
   }
 }
 
-export { MAX_SAFE as MAX_SAFE_INTEGER_ADDRESS };
+/** The largest address the typed layer takes as a number (2**53 - 1); larger ones must be bigints. */
+export const MAX_SAFE_INTEGER_ADDRESS = MAX_SAFE;
 
 /** The address of a host buffer (off-heap ArrayBuffer storage does not move). */
 export function addressOf(buf: ArrayBufferView | ArrayBuffer): number | bigint {
