@@ -1,8 +1,7 @@
 // Objects layer without a GPU: argument validation, bounds checks, life cycle, deadlock guards.
 import koffi from 'koffi';
 import { Context } from '../src/context';
-import { cStringArray } from '../src/cstrings';
-import { textFrom } from '../src/runtime';
+import { stringArrayArg, textFrom } from '../src/runtime';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
 import { Graph } from '../src/graph';
@@ -435,12 +434,13 @@ describe('stream protocol and argument validation', () => {
     expect(() => Graph.capture({} as never, () => undefined)).toThrow(TypeError);
   });
 
-  test('C string arrays for NVRTC/nvJitLink options', () => {
-    const a = cStringArray(['-arch=sm_90', '-lto', 'ünï']);
+  test('C string arrays for NVRTC/nvJitLink options (the typed layer takes string[])', () => {
+    const a = stringArrayArg('nvrtcCompileProgram', 'options', ['-arch=sm_90', '-lto', 'ünï'], false);
     expect(a.count).toBe(3);
-    expect(Array.from(a.pointers!, (p) => koffi.decode(p, 'char', -1))).toEqual(['-arch=sm_90', '-lto', 'ünï']);
-    expect(cStringArray([]).pointers).toBeNull();
-    expect(() => cStringArray(['a\0b'])).toThrow(TypeError);
+    expect(Array.from(a.data!, (p) => koffi.decode(p, 'char', -1))).toEqual(['-arch=sm_90', '-lto', 'ünï']);
+    expect(stringArrayArg('nvrtcCompileProgram', 'options', [], false).data).toBeNull();
+    expect(() => stringArrayArg('nvrtcCompileProgram', 'options', ['a\0b'], false)).toThrow(/nvrtcCompileProgram: options\[0\] contains a NUL/);
+    expect(() => stringArrayArg('nvrtcCompileProgram', 'options', [1], false)).toThrow(/nvrtcCompileProgram: options\[0\] must be a string/);
     expect(textFrom(new Uint8Array([104, 105, 0, 120]))).toBe('hi');
   });
 });

@@ -28,18 +28,6 @@ const KERNEL = `extern "C" __global__ void saxpy(float a, const float *x, float 
   if (i < n) y[i] = a * x[i] + y[i];
 }`;
 
-/** NUL-terminated C strings in native memory, and a `char **` table of their addresses. */
-function cstrings(list: string[]): BigUint64Array {
-  const table = new BigUint64Array(Math.max(1, list.length));
-  list.forEach((s, i) => {
-    const bytes = Buffer.byteLength(s) + 1;
-    const p = koffi.alloc('char', bytes) as unknown as bigint;
-    koffi.encode(p, 'char', s, bytes);
-    table[i] = BigInt(p);
-  });
-  return table;
-}
-
 const dp = (p: number): bigint => BigInt(p);
 
 function upload(data: ArrayBufferView): cu.CUdeviceptr {
