@@ -3,7 +3,7 @@
 // function, throws the module's CudaError subclass on a failing status, and returns the outputs (one
 // value, or an object named as in C). Scalar outputs go through a per-function preallocated Scratch.
 import type { FunctionDecl } from '../ir/schema';
-import { resolveModule, type Elem, type FunctionSem, type ModuleOverrides, type ParamSem, type Sem } from '../semantics';
+import { resolveModule, takesTypedArg, type Elem, type FunctionSem, type ModuleOverrides, type ParamSem, type Sem } from '../semantics';
 import { overridesFor } from '../semantics/overrides';
 import { cSignature, functionNotes, qualify, rawParamType, type EmitContext } from './raw';
 import { safeIdent } from './model';
@@ -234,7 +234,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
     const { p, ident } = x;
     const s: Sem = x.sem;
     const where = `'${F}', '${p.name}'`;
-    const trailingOptional = params.slice(idx + 1).every((y) => !takesArg(y.sem));
+    const trailingOptional = params.slice(idx + 1).every((y) => !takesTypedArg(y.sem));
     switch (s.role) {
       case 'value': {
         sig.push(`${ident}: ${qualify(rawParamType(model, fn, x.i))}${s.elem.t === 'handle' ? ' | null' : ''}`);
@@ -270,7 +270,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
       case 'pointer': {
         sig.push(`${ident}: T.Pointer`);
         const size = s.size ? byName.get(s.size) : undefined;
-        pre.push(`pointerArg(${where}, ${ident}, ${s.nullable}${size && takesArg(size.sem) ? `, ${size.ident}` : ''});`);
+        pre.push(`pointerArg(${where}, ${ident}, ${s.nullable}${size && takesTypedArg(size.sem) ? `, ${size.ident}` : ''});`);
         if (s.retained) docNotes.push(`The library keeps \`${p.name}\` past the call: keep that memory alive until the operation has completed.`);
         callArgs.push(ident);
         break;
@@ -501,23 +501,6 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
     } else if (outs.length) w.line(`return { result, ${outs.map((o) => `${typedIdent(o.name)}: ${o.value}`).join(', ')} };`);
     else w.line(`return result;`);
   });
-}
-
-function takesArg(s: Sem): boolean {
-  switch (s.role) {
-    case 'count':
-    case 'out':
-    case 'outRecord':
-    case 'outText':
-    case 'outArray':
-    case 'capacityArray':
-    case 'capacity':
-      return false;
-    case 'attrValue':
-      return s.dir === 'in';
-    default:
-      return true;
-  }
 }
 
 function attrDecoder(fn: string, attr: string, cases: { value: string; elem: Elem }[], union: string): string {

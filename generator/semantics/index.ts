@@ -188,7 +188,8 @@ export function typedParams(f: FunctionSem): TypedParam[] {
   return out;
 }
 
-function takesTypedArg(s: Sem): boolean {
+/** Whether a parameter of these semantics is a parameter of the typed function (outputs and derived counts are not). */
+export function takesTypedArg(s: Sem): boolean {
   return !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity'].includes(s.role) && !(s.role === 'attrValue' && s.dir === 'out');
 }
 
