@@ -80,8 +80,6 @@ export interface ModuleSpec {
   /** Headers of `PFN_<name>_v<version>` typedefs (`cudaTypedefs.h`): the version at which each exact
    *  ABI is asked of cuGetProcAddress (`cuCtxSynchronize` is 2000, `cuCtxSynchronize_v2` 13000). */
   procTables?: string[];
-  /** Parameters whose direction the heuristics get wrong: `fn.param` → `in` (array/pointer input) or `out`. */
-  paramOverrides?: Record<string, 'in' | 'out' | 'inout'>;
 }
 
 const driverAnswers = ['CUDA_ERROR_NOT_READY'];
@@ -113,13 +111,6 @@ export const MODULES: readonly ModuleSpec[] = [
     foreignThreadCallbacks: ['cuLaunchHostFunc', 'cuStreamAddCallback', 'cuUserObjectCreate'],
     oneShotCallbacks: ['cuLaunchHostFunc.fn', 'cuStreamAddCallback.callback', 'cuUserObjectCreate.destroy'],
     blocking: /^cu(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|MemFree|MemFreeHost|CtxSynchronize(_v2)?|StreamSynchronize|EventSynchronize|CtxDestroy|DevicePrimaryCtxReset)$/,
-    paramOverrides: {
-      'cuLaunchKernel.kernelParams': 'in',
-      'cuLaunchKernel.extra': 'in',
-      'cuLaunchCooperativeKernel.kernelParams': 'in',
-      'cuLaunchKernelEx.kernelParams': 'in',
-      'cuLaunchKernelEx.extra': 'in',
-    },
   },
   {
     name: 'runtime',
@@ -152,10 +143,6 @@ export const MODULES: readonly ModuleSpec[] = [
     foreignThreadCallbacks: ['cudaLaunchHostFunc', 'cudaStreamAddCallback', 'cudaUserObjectCreate'],
     oneShotCallbacks: ['cudaLaunchHostFunc.fn', 'cudaStreamAddCallback.callback', 'cudaUserObjectCreate.destroy'],
     blocking: /^cuda(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|Free|FreeHost|FreeArray|FreeMipmappedArray|DeviceSynchronize|StreamSynchronize|EventSynchronize|DeviceReset)$/,
-    paramOverrides: {
-      'cudaLaunchKernel.args': 'in',
-      'cudaLaunchCooperativeKernel.args': 'in',
-    },
   },
   {
     name: 'nvrtc',
@@ -174,7 +161,6 @@ export const MODULES: readonly ModuleSpec[] = [
       errorClass: 'NvrtcError',
       describe: { fn: 'nvrtcGetErrorString', style: 'return' },
     },
-    paramOverrides: { 'nvrtcDestroyProgram.prog': 'inout', 'nvrtcGetNumSupportedArchs.numArchs': 'out' },
   },
   {
     name: 'nvjitlink',
@@ -188,7 +174,6 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     status: { type: 'nvJitLinkResult', success: 'NVJITLINK_SUCCESS', errorClass: 'NvJitLinkError' },
-    paramOverrides: { 'nvJitLinkDestroy.handle': 'inout' },
   },
   {
     name: 'nvfatbin',
@@ -207,7 +192,6 @@ export const MODULES: readonly ModuleSpec[] = [
       errorClass: 'NvFatbinError',
       describe: { fn: 'nvFatbinGetErrorString', style: 'return' },
     },
-    paramOverrides: { 'nvFatbinDestroy.handle_indirect': 'inout' },
   },
   {
     name: 'cublas',
@@ -423,8 +407,6 @@ export const MODULES: readonly ModuleSpec[] = [
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
     notExportedIn: { '13.0': ['ncclCommRevoke'] },
-    // ncclCommInitAll fills an array of `ndev` communicators: the caller passes it (BigUint64Array(ndev)).
-    paramOverrides: { 'ncclCommInitAll.comm': 'in' },
     status: {
       type: 'ncclResult_t',
       success: 'ncclSuccess',

@@ -204,7 +204,7 @@ const REVIEWED: [module: string, signature: string][] = [
   ['nccl', 'ncclCommUserRank(comm: in ncclComm_t, rank: out i32)'],
   ['nccl', 'ncclCommCount(comm: in ncclComm_t, count: out i32)'],
   ['nccl', 'ncclAllReduce(sendbuff: pointer? covering count, recvbuff: pointer? covering count, count: in size_t, datatype: in ncclDataType_t, op: in ncclRedOp_t, comm: in ncclComm_t, stream: in cudaStream_t)'],
-  ['nccl', 'ncclCommInitAll(comm: pointer?, ndev: in i32, devlist: pointer?)'],
+  ['nccl', 'ncclCommInitAll(comm: pointer, ndev: in i32, devlist: pointer?)'],
   ['nccl', 'ncclGetVersion(version: out i32)'],
   ['nccl', 'ncclCommGetAsyncError(comm: in ncclComm_t, asyncError: out ncclResult_t)'],
 ];

@@ -111,7 +111,6 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
   const c: Ctx = { model, fn, kinds };
   const dataPointers = !!model.spec.dataPointers;
   const countOf = pairArrays(c);
-  const legacy = model.spec.paramOverrides ?? {};
   const result: ParamSem[] = [];
   // capacity/count pointers and value counts, filled once their arrays are known
   const arraysOfCount = new Map<string, { names: string[]; out: boolean }>();
@@ -134,8 +133,8 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     }
     const push = (sem: Sem, source: ParamSem['source']) => result.push({ name: p.name, sem, source });
     const doc = p.doc;
-    const docDir = legacy[key] ?? doc?.dir ?? (doc?.cues.includes('inout') ? 'inout' : doc?.cues.includes('input') ? 'in' : doc?.cues.includes('returns') ? 'out' : undefined);
-    const src: ParamSem['source'] = legacy[key] ? 'override' : docDir ? 'doc' : 'c';
+    const docDir = doc?.dir ?? (doc?.cues.includes('inout') ? 'inout' : doc?.cues.includes('input') ? 'in' : doc?.cues.includes('returns') ? 'out' : undefined);
+    const src: ParamSem['source'] = docDir ? 'doc' : 'c';
     const optional = !!doc?.cues.includes('optional');
 
     if (kind.k !== 'pointer') {

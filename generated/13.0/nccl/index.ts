@@ -161,7 +161,7 @@ export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t
 let ncclCommInitAll$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): void {
-  pointerArg('ncclCommInitAll', 'comm', comm, true);
+  pointerArg('ncclCommInitAll', 'comm', comm, false);
   if (typeof ndev !== 'number' || (ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
   pointerArg('ncclCommInitAll', 'devlist', devlist, true);
   const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);

@@ -20,8 +20,16 @@ const EDGES = 'filled by the call up to the in/out count (asked first with NULL 
 const LOCATION_IN = 'a location the call reads (non-const in the header, undocumented)';
 const CHECKPOINT_ARGS = 'optional arguments the call reads; non-const and plural-named in the header';
 
+const KERNEL_PARAMS = 'an array of addresses of the kernel arguments (void **), read by the launch: the caller builds it';
+const kernelParams: Override = { sem: { role: 'pointer', nullable: true }, reason: KERNEL_PARAMS };
+
 export const driver: ModuleOverrides = {
   params: {
+    'cuLaunchKernel.kernelParams': kernelParams,
+    'cuLaunchKernel.extra': { sem: { role: 'pointer', nullable: true }, reason: 'the CU_LAUNCH_PARAM_* list the launch reads (void **)' },
+    'cuLaunchCooperativeKernel.kernelParams': kernelParams,
+    'cuLaunchKernelEx.kernelParams': kernelParams,
+    'cuLaunchKernelEx.extra': { sem: { role: 'pointer', nullable: true }, reason: 'the CU_LAUNCH_PARAM_* list the launch reads (void **)' },
     'cuGraphGetEdges.from': filled(graphNode, 'numEdges', EDGES),
     'cuGraphGetEdges.to': filled(graphNode, 'numEdges', EDGES),
     'cuGraphGetEdges.edgeData': filled(edgeData, 'numEdges', EDGES),

@@ -10,6 +10,7 @@ const handleOut = (name: string): Override => ({ sem: { role: 'out', elem: { t: 
 
 export const nccl: ModuleOverrides = {
   params: {
+    'ncclCommInitAll.comm': { sem: { role: 'pointer', nullable: false }, reason: 'ndev communicators written into caller memory (ncclComm_t[ndev], e.g. a BigUint64Array(ndev))' },
     'ncclGetUniqueId.uniqueId': { sem: { role: 'outRecord', record: 'ncclUniqueId' }, reason: 'one id returned (a record behind a non-const pointer reads as data in NCCL)' },
   },
 };
@@ -83,8 +84,18 @@ export const cusolver: ModuleOverrides = {
 
 export const nvrtc: ModuleOverrides = {
   params: {
+    'nvrtcDestroyProgram.prog': { sem: { role: 'inout', elem: { t: 'handle', name: 'nvrtcProgram' } }, reason: 'the handle to destroy in, zeroed out' },
+    'nvrtcGetNumSupportedArchs.numArchs': { sem: { role: 'out', elem: { t: 'int', bits: 32, signed: true } }, reason: 'one count returned (the name reads as a count paired with an array)' },
     'nvrtcCreateProgram.includeNames': { sem: { role: 'inArray', elem: { t: 'cstring' }, count: 'numHeaders', nullable: true }, reason: 'one include name per header: numHeaders counts both arrays' },
     'nvrtcCreateProgram.numHeaders': { sem: { role: 'count', of: ['headers', 'includeNames'] }, reason: 'the length of headers and includeNames' },
     'nvrtcCreateProgram.name': { sem: { role: 'string', nullable: true }, reason: 'NULL names the program "default_program"' },
   },
+};
+
+export const nvjitlink: ModuleOverrides = {
+  params: { 'nvJitLinkDestroy.handle': { sem: { role: 'inout', elem: { t: 'handle', name: 'nvJitLinkHandle' } }, reason: 'the handle to destroy in, zeroed out' } },
+};
+
+export const nvfatbin: ModuleOverrides = {
+  params: { 'nvFatbinDestroy.handle_indirect': { sem: { role: 'inout', elem: { t: 'handle', name: 'nvFatbinHandle' } }, reason: 'the handle to destroy in, zeroed out' } },
 };

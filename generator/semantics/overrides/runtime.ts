@@ -16,7 +16,10 @@ const capacityOf = (of: string[]): Override => ({ sem: { role: 'capacity', of, e
 const deviceOut: Override = { sem: { role: 'out', elem: devicePointer }, reason: 'a device address returned through void **: branded DevicePointer as the driver\'s CUdeviceptr' };
 const LOCATION_IN = 'a location the call reads (non-const in the header, undocumented)';
 
+const KERNEL_ARGS = 'an array of addresses of the kernel arguments (void **), read by the launch: the caller builds it';
 const params: Record<string, Override> = {
+  'cudaLaunchKernel.args': { sem: { role: 'pointer', nullable: true }, reason: KERNEL_ARGS },
+  'cudaLaunchCooperativeKernel.args': { sem: { role: 'pointer', nullable: true }, reason: KERNEL_ARGS },
   'cudaGraphGetEdges.from': filled(graphNode, 'numEdges'),
   'cudaGraphGetEdges.to': filled(graphNode, 'numEdges'),
   'cudaGraphGetEdges.edgeData': filled(edgeData, 'numEdges'),
