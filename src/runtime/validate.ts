@@ -47,20 +47,26 @@ export function intError(fn: string, param: string, ctype: string, got: unknown)
   return argError(fn, param, INT_TEXT[ctype] ?? `an integer (${ctype})`, got);
 }
 
+/** A safe integer, or a bigint, within the range of a 64-bit C integer. */
+function isInt64(v: unknown, signed: boolean): boolean {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && (signed || v >= 0);
+  return typeof v === 'bigint' && (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n);
+}
+
+/** An address as JS holds one: a non-negative safe integer, or a bigint below 2**64. */
+function isAddress(v: unknown): v is number | bigint {
+  return isInt64(v, false);
+}
+
 /** A 64-bit integer argument: a safe integer, or a bigint in range. Returns it unchanged. */
 export function int64Arg(fn: string, param: string, v: unknown, signed: boolean): number | bigint {
-  if (typeof v === 'number') {
-    if (Number.isSafeInteger(v) && (signed || v >= 0)) return v;
-  } else if (typeof v === 'bigint') {
-    if (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n) return v;
-  }
+  if (isInt64(v, signed)) return v as number | bigint;
   throw intError(fn, param, signed ? 'i64' : 'u64', v);
 }
 
 /** A handle or device address: a non-negative safe integer (or bigint below 2**64); `null` → 0 when allowed. */
 export function addressArg(fn: string, param: string, v: unknown, nullable: boolean): number | bigint {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v === 'bigint' && v >= 0n && v < 1n << 64n) return v;
+  if (isAddress(v)) return v;
   if (v === null && nullable) return 0;
   throw argError(fn, param, `a non-negative safe integer address${nullable ? ' or null' : ''}`, v);
 }
@@ -77,13 +83,9 @@ export function pointerArg(fn: string, param: string, v: unknown, nullable: bool
     if (nullable) return;
     throw argError(fn, param, 'an address or a host buffer (not null)', v);
   }
-  if (typeof v === 'number') {
-    if (Number.isSafeInteger(v) && v >= 0) return;
-    throw argError(fn, param, 'a non-negative safe integer address or a host buffer', v);
-  }
-  if (typeof v === 'bigint') {
-    if (v >= 0n && v < 1n << 64n) return;
-    throw argError(fn, param, 'an address below 2**64 or a host buffer', v);
+  if (typeof v === 'number' || typeof v === 'bigint') {
+    if (isAddress(v)) return;
+    throw argError(fn, param, 'a non-negative safe integer (or bigint below 2**64) address, or a host buffer', v);
   }
   const length = byteLengthOf(v);
   if (length === undefined) throw argError(fn, param, `an address, an ArrayBuffer or a typed array${nullable ? ', or null' : ''}`, v);
@@ -95,7 +97,7 @@ export function pointerArg(fn: string, param: string, v: unknown, nullable: bool
 /** A C callback argument: a registered koffi callback (or its address); null when allowed. */
 export function callbackArg(fn: string, param: string, v: unknown, nullable: boolean): void {
   // koffi.register returns the callback's address as a bigint
-  if (v === null ? nullable : typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : typeof v === 'bigint' && v >= 0n && v < 1n << 64n) return;
+  if (v === null ? nullable : isAddress(v)) return;
   throw argError(fn, param, `a registered callback (the address koffi.register returns)${nullable ? ' or null' : ''}`, v);
 }
 
@@ -131,7 +133,7 @@ function scalarChecker(info: KoffiInfo): Checker {
   if (p === 'Int64' || p === 'UInt64') {
     const signed = p === 'Int64';
     return (v, path) => {
-      if (typeof v === 'number' ? Number.isSafeInteger(v) && (signed || v >= 0) : typeof v === 'bigint' && (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n)) return undefined;
+      if (isInt64(v, signed)) return undefined;
       return `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`;
     };
   }
@@ -140,7 +142,7 @@ function scalarChecker(info: KoffiInfo): Checker {
   if (p === 'String' || p === 'String16' || p === 'String32') return (v, path) => (v === null || typeof v === 'string' ? undefined : `!${path} must be a string or null, got ${describeValue(v)}`);
   if (p === 'Pointer' || p === 'Callback') {
     return (v, path) =>
-      v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n) || ArrayBuffer.isView(v) ? undefined : `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be an address or null, got ${describeValue(v)}`;
+      v === null || isAddress(v) || ArrayBuffer.isView(v) ? undefined : `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be an address or null, got ${describeValue(v)}`;
   }
   return (_v, path) => `${path} has a C type this binding cannot encode (${p})`;
 }
