@@ -1,0 +1,485 @@
+// Passing a file descriptor from one process to another over a Unix domain socket (SCM_RIGHTS).
+//
+// Why: a CUDA pool exported with cuMemPoolExportToShareableHandle is a POSIX file descriptor of the
+// exporting process; the importer needs a duplicate of that *open file description*. pidfd_getfd is
+// often refused in containers (seccomp, Yama), and re-opening /proc/<pid>/fd/<n> opens a device or
+// anon-inode file anew instead of duplicating it. Passing the descriptor with SCM_RIGHTS is what the
+// kernel offers for exactly this, and needs neither ptrace permission nor /proc.
+//
+// API:
+//   - serveDescriptor(fd) in the exporting process registers `fd` under a fresh random token and returns
+//     a DescriptorTicket { socket, token, pid, threadId } (plain strings and numbers: JSON- and
+//     postMessage-safe). The first call starts a node:net server on an abstract-namespace Unix socket
+//     ('\0cuda-ts-fd-<pid>-<random hex>'; the ticket's `socket` is that name without the leading NUL).
+//     The server is unref()ed: it never keeps the process alive. The caller keeps owning `fd`: it is not
+//     closed here; close it only after withdrawing it (or once every importer has received it).
+//   - withdrawDescriptor(ticket) unregisters it (later requests with that token are refused); when the
+//     last registered descriptor is withdrawn the server closes (a later serveDescriptor starts a new one,
+//     under a new name).
+//   - receiveDescriptor(ticket, { timeoutMs = 10000 }) in the importing process connects, sends the token,
+//     and returns a new descriptor (close-on-exec) for the same open file description. It is synchronous,
+//     done entirely through libc (socket/connect/write/recvmsg via koffi), and bounded by timeoutMs
+//     (SO_SNDTIMEO/SO_RCVTIMEO set to what is left of it before each step): it never hangs past it.
+//
+// Protocol: the client writes the token and '\n' (the server reads at most 256 bytes, and gives up after
+// 3 s without a newline). Unknown token: the server answers the byte '0' and ends. Known token: it
+// answers the byte '1' with the descriptor attached (sendmsg with SCM_RIGHTS on the connection's own fd;
+// nothing else is written through libuv on that connection), then ends. 'E': the descriptor could not be
+// sent (e.g. the exporter closed it). Anything malformed only destroys that connection.
+//
+// DEADLOCK CAVEAT: the exporter answers from its event loop. receiveDescriptor blocks its thread, so it
+// must not run on the thread that served the descriptor (it would wait for itself until the timeout).
+// It therefore refuses a ticket served by its own thread (same pid and threadId; for a ticket without
+// threadId: same pid on the main thread): there, use the descriptor directly. A worker thread of the
+// exporting process may receive it (the exporter's thread keeps running its event loop), and so may
+// another process — as long as the exporting thread's event loop is not blocked (else: the timeout error).
+//
+// TRUST BOUNDARY: the token is the secret. Anyone who can connect to the socket (abstract Unix sockets
+// are visible to every process in the same network namespace) and knows the token gets the descriptor —
+// for a CUDA pool, read/write access to all of its memory. The server also checks the connecting peer's
+// credentials (SO_PEERCRED) and refuses processes of another uid than its own, but share tickets only
+// with processes you trust as much as the exporter, and withdraw them when done. Conversely the importer
+// checks (SO_PEERCRED) that the socket it reached is held by ticket.pid and runs as its own uid before it
+// sends the token, so a process that bound a look-alike name cannot collect it. (This also means the
+// importer must see the exporter's pid as ticket.pid: same pid namespace.)
+//
+// Node quirk: Node 20's libuv binds an abstract name padded with NULs to the whole sun_path, newer ones
+// with its exact length; these are different addresses, so the importer tries the exact one, then the
+// padded one.
+//
+// Linux only (abstract sockets, SCM_RIGHTS layout of LP64 Linux: x86_64 and aarch64); elsewhere both
+// serveDescriptor and receiveDescriptor throw.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import koffi from 'koffi';
+
+/** What an importer needs to receive a served descriptor (JSON- and postMessage-safe). */
+export interface DescriptorTicket {
+  /** The abstract Unix socket name of the exporter's server, without its leading NUL byte. */
+  readonly socket: string;
+  /** The secret that names the descriptor (64 hex digits). */
+  readonly token: string;
+  /** The exporting process. */
+  readonly pid: number;
+  /** The worker_threads threadId of the exporting thread (0: main thread). Optional when checked. */
+  readonly threadId?: number;
+}
+
+export interface ReceiveOptions {
+  /** Upper bound for the whole exchange, in milliseconds (default 10000). */
+  timeoutMs?: number;
+}
+
+// --- constants (Linux, generic across x86_64 and aarch64) ---
+const AF_UNIX = 1;
+const SOCK_STREAM = 1;
+const SOCK_CLOEXEC = 0x80000;
+const SOL_SOCKET = 1;
+const SCM_RIGHTS = 1;
+const SO_PEERCRED = 17;
+const SO_RCVTIMEO = 20;
+const SO_SNDTIMEO = 21;
+const MSG_NOSIGNAL = 0x4000;
+const MSG_CTRUNC = 0x8;
+const MSG_CMSG_CLOEXEC = 0x40000000;
+const EINTR = 4;
+const EAGAIN = 11;
+const MAX_LINE = 256;
+const LINE_TIMEOUT_MS = 3000;
+// LP64 layouts
+const MSGHDR_SIZE = 56;
+const CMSG_HDR = 16; // CMSG_LEN(0)
+const CMSG_LEN_INT = CMSG_HDR + 4; // 20
+const CMSG_SPACE_INT = 24;
+
+const ERRNO_NAMES: Record<number, string> = {
+  1: 'EPERM', 2: 'ENOENT', 4: 'EINTR', 9: 'EBADF', 11: 'EAGAIN', 12: 'ENOMEM', 13: 'EACCES', 22: 'EINVAL',
+  24: 'EMFILE', 32: 'EPIPE', 90: 'EMSGSIZE', 97: 'EAFNOSUPPORT', 104: 'ECONNRESET', 110: 'ETIMEDOUT', 111: 'ECONNREFUSED', 115: 'EINPROGRESS',
+};
+function errnoText(e: number): string {
+  return `errno ${e}${ERRNO_NAMES[e] ? ' ' + ERRNO_NAMES[e] : ''}`;
+}
+
+function requireLinux(call: string): void {
+  if (process.platform !== 'linux') throw new Error(`${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`);
+}
+
+// --- libc through koffi, loaded on first use ---
+type Ptr = bigint;
+interface Libc {
+  socket(domain: number, type: number, protocol: number): number;
+  setsockopt(fd: number, level: number, name: number, value: Ptr, len: number): number;
+  getsockopt(fd: number, level: number, name: number, value: Ptr, len: Ptr): number;
+  connect(fd: number, addr: Ptr, len: number): number;
+  write(fd: number, buf: Ptr, n: number): number;
+  sendmsg(fd: number, msg: Ptr, flags: number): number;
+  recvmsg(fd: number, msg: Ptr, flags: number): number;
+  close(fd: number): number;
+}
+let libc: Libc | undefined;
+function loadLibc(): Libc {
+  if (libc) return libc;
+  const lib = koffi.load('libc.so.6');
+  libc = {
+    socket: lib.func('int socket(int domain, int type, int protocol)'),
+    setsockopt: lib.func('int setsockopt(int fd, int level, int name, void *value, uint32_t len)'),
+    getsockopt: lib.func('int getsockopt(int fd, int level, int name, void *value, void *len)'),
+    connect: lib.func('int connect(int fd, void *addr, uint32_t len)'),
+    write: lib.func('long write(int fd, void *buf, unsigned long n)'),
+    sendmsg: lib.func('long sendmsg(int fd, void *msg, int flags)'),
+    recvmsg: lib.func('long recvmsg(int fd, void *msg, int flags)'),
+    close: lib.func('int close(int fd)'),
+  } as unknown as Libc;
+  return libc;
+}
+
+/** Native memory C sees by pointer, with a DataView over it; always free() it. */
+class NativeBlock {
+  readonly ptr: Ptr;
+  readonly view: DataView;
+  readonly bytes: Uint8Array;
+  constructor(readonly size: number) {
+    this.ptr = BigInt(koffi.alloc('uint8_t', size) as bigint | number);
+    const ab = koffi.view(this.ptr, size);
+    this.view = new DataView(ab);
+    this.bytes = new Uint8Array(ab);
+    this.bytes.fill(0);
+  }
+  at(offset: number): Ptr {
+    return this.ptr + BigInt(offset);
+  }
+  free(): void {
+    koffi.free(this.ptr);
+  }
+}
+
+function currentThreadId(): number {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:worker_threads') as typeof import('node:worker_threads')).threadId;
+}
+function onMainThread(): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:worker_threads') as typeof import('node:worker_threads')).isMainThread;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Exporting side
+// ------------------------------------------------------------------------------------------------
+
+let server: Server | undefined;
+let serverName = ''; // without the NUL
+const served = new Map<string, number>(); // token -> fd
+
+function startServer(): void {
+  const name = `cuda-ts-fd-${process.pid}-${randomBytes(8).toString('hex')}`;
+  const s = createServer({ allowHalfOpen: false, pauseOnConnect: false }, (conn) => handleConnection(conn));
+  s.on('error', () => {
+    // Listening failed (or the server broke): forget it, so the next serveDescriptor starts anew.
+    if (server === s) {
+      server = undefined;
+      serverName = '';
+    }
+  });
+  s.listen('\0' + name); // binds and listens synchronously for a Unix socket
+  s.unref();
+  server = s;
+  serverName = name;
+}
+
+function stopServerIfIdle(): void {
+  if (served.size !== 0 || !server) return;
+  const s = server;
+  server = undefined;
+  serverName = '';
+  s.close();
+}
+
+/** The uid of the connected peer (SO_PEERCRED), or undefined when it cannot be read. */
+function peerUid(fd: number): number | undefined {
+  const c = loadLibc();
+  const cred = new NativeBlock(12 + 4); // struct ucred { pid_t pid; uid_t uid; gid_t gid; } + socklen_t
+  try {
+    cred.view.setUint32(12, 12, true);
+    if (c.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred.ptr, cred.at(12)) !== 0) return undefined;
+    return cred.view.getUint32(4, true);
+  } finally {
+    cred.free();
+  }
+}
+
+/** Sends the byte '1' with `fd` as SCM_RIGHTS over the connected socket `sock`; false when sendmsg failed. */
+function sendWithDescriptor(sock: number, fd: number): boolean {
+  const c = loadLibc();
+  // msghdr (56) | iovec (16) | data byte (8) | control (24)
+  const m = new NativeBlock(MSGHDR_SIZE + 16 + 8 + CMSG_SPACE_INT);
+  try {
+    const iov = MSGHDR_SIZE, data = iov + 16, ctl = data + 8;
+    m.bytes[data] = 0x31; // '1'
+    m.view.setBigUint64(iov, m.at(data), true);
+    m.view.setBigUint64(iov + 8, 1n, true);
+    m.view.setBigUint64(ctl, BigInt(CMSG_LEN_INT), true); // cmsg_len
+    m.view.setInt32(ctl + 8, SOL_SOCKET, true);
+    m.view.setInt32(ctl + 12, SCM_RIGHTS, true);
+    m.view.setInt32(ctl + 16, fd, true);
+    m.view.setBigUint64(16, m.at(iov), true); // msg_iov
+    m.view.setBigUint64(24, 1n, true); // msg_iovlen
+    m.view.setBigUint64(32, m.at(ctl), true); // msg_control
+    m.view.setBigUint64(40, BigInt(CMSG_SPACE_INT), true); // msg_controllen
+    for (;;) {
+      const n = c.sendmsg(sock, m.ptr, MSG_NOSIGNAL);
+      if (n === 1) return true;
+      if (n < 0 && koffi.errno() === EINTR) continue;
+      return false;
+    }
+  } finally {
+    m.free();
+  }
+}
+
+function handleConnection(conn: Socket): void {
+  let chunks: Buffer[] = [];
+  let length = 0;
+  let done = false;
+  const fail = (): void => {
+    done = true;
+    clearTimeout(timer);
+    conn.destroy();
+  };
+  const timer = setTimeout(fail, LINE_TIMEOUT_MS);
+  timer.unref();
+  conn.on('error', fail);
+  conn.on('end', () => {
+    if (!done) fail();
+  });
+  try {
+    const fd = (conn as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+    if (typeof fd !== 'number' || fd < 0) return fail();
+    const uid = peerUid(fd);
+    if (uid === undefined || (typeof process.getuid === 'function' && uid !== process.getuid())) return fail();
+  } catch {
+    return fail();
+  }
+  conn.on('data', (chunk: Buffer) => {
+    if (done) return;
+    try {
+      const nl = chunk.indexOf(0x0a);
+      const take = nl < 0 ? chunk : chunk.subarray(0, nl);
+      length += take.length;
+      if (length > MAX_LINE) return fail();
+      chunks.push(take);
+      if (nl < 0) return;
+      done = true;
+      clearTimeout(timer);
+      conn.pause();
+      const token = Buffer.concat(chunks).toString('latin1');
+      chunks = [];
+      answer(conn, token);
+    } catch {
+      fail();
+    }
+  });
+}
+
+function answer(conn: Socket, token: string): void {
+  const fd = served.get(token);
+  if (fd === undefined) {
+    conn.end('0');
+    return;
+  }
+  const sock = (conn as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  if (typeof sock !== 'number' || sock < 0) {
+    conn.destroy();
+    return;
+  }
+  if (sendWithDescriptor(sock, fd)) conn.end();
+  else conn.end('E');
+}
+
+/**
+ * Registers `fd` (a descriptor of this process) so that another process (or a worker thread) can receive
+ * a duplicate of it with {@link receiveDescriptor}; returns the ticket to hand to it. Starts the
+ * descriptor server on first use. `fd` stays owned by the caller: withdraw the ticket before closing it.
+ */
+export function serveDescriptor(fd: number): DescriptorTicket {
+  const call = 'serveDescriptor';
+  requireLinux(call);
+  if (!Number.isInteger(fd) || fd < 0) throw new TypeError(`${call}: fd must be a non-negative integer`);
+  if (!server) startServer();
+  const token = randomBytes(32).toString('hex');
+  served.set(token, fd);
+  return { socket: serverName, token, pid: process.pid, threadId: currentThreadId() };
+}
+
+/** Unregisters a served descriptor (does not close it); closes the server when none is left. */
+export function withdrawDescriptor(ticket: DescriptorTicket): boolean {
+  const t = checkTicket('withdrawDescriptor', ticket);
+  const had = served.delete(t.token);
+  stopServerIfIdle();
+  return had;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Importing side
+// ------------------------------------------------------------------------------------------------
+
+function checkTicket(call: string, ticket: unknown): DescriptorTicket {
+  if (typeof ticket !== 'object' || ticket === null) throw new TypeError(`${call}: ticket must be an object from serveDescriptor`);
+  const t = ticket as Record<string, unknown>;
+  if (typeof t.socket !== 'string' || t.socket.length === 0 || t.socket.includes('\0') || Buffer.byteLength(t.socket) > 107) {
+    throw new TypeError(`${call}: ticket.socket must be a non-empty socket name (at most 107 bytes, no NUL)`);
+  }
+  if (typeof t.token !== 'string' || !/^[0-9a-f]{64}$/.test(t.token)) throw new TypeError(`${call}: ticket.token must be 64 lowercase hex digits`);
+  if (!Number.isInteger(t.pid) || (t.pid as number) <= 0) throw new TypeError(`${call}: ticket.pid must be a process id`);
+  if (t.threadId !== undefined && (!Number.isInteger(t.threadId) || (t.threadId as number) < 0)) throw new TypeError(`${call}: ticket.threadId must be a non-negative integer when given`);
+  return t as unknown as DescriptorTicket;
+}
+
+/**
+ * Receives a duplicate of the descriptor a ticket names (from {@link serveDescriptor} in another process
+ * or thread): synchronous, bounded by `timeoutMs`. The returned descriptor is close-on-exec and the
+ * caller's to close.
+ */
+export function receiveDescriptor(ticket: DescriptorTicket, options: ReceiveOptions = {}): number {
+  const call = 'receiveDescriptor';
+  const t = checkTicket(call, ticket);
+  const timeoutMs = options.timeoutMs ?? 10000;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`${call}: timeoutMs must be a positive number`);
+  requireLinux(call);
+  if (t.pid === process.pid) {
+    const sameThread = t.threadId !== undefined ? t.threadId === currentThreadId() : onMainThread();
+    if (sameThread) {
+      throw new Error(`${call}: this ticket was served by this very thread, whose event loop would have to answer while this call blocks it (a deadlock); use the descriptor directly (or receive it from a worker thread)`);
+    }
+  }
+  const c = loadLibc();
+  const deadline = Date.now() + timeoutMs;
+  const timedOut = (): Error => new Error(`${call}: timed out after ${timeoutMs} ms (the exporter's event loop did not answer: is it blocked?)`);
+
+  const name = Buffer.from(t.socket, 'utf8');
+  const token = Buffer.from(t.token + '\n', 'latin1');
+  // timeval (16) | sockaddr_un (110) pad to 112 | token (65) pad to 72 | msghdr (56) | iovec (16) | byte (8) | control (24)
+  const TV = 0, ADDR = 16, TOK = ADDR + 112, MSG = TOK + 72, IOV = MSG + MSGHDR_SIZE, DATA = IOV + 16, CTL = DATA + 8;
+  const mem = new NativeBlock(CTL + CMSG_SPACE_INT);
+  let sock = -1;
+  try {
+    const setTimeouts = (): boolean => {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      mem.view.setBigInt64(TV, BigInt(Math.floor(left / 1000)), true);
+      mem.view.setBigInt64(TV + 8, BigInt(Math.max(1, (left % 1000) * 1000)), true);
+      for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) {
+        if (c.setsockopt(sock, SOL_SOCKET, opt, mem.at(TV), 16) !== 0) throw new Error(`${call}: setsockopt(${opt === SO_RCVTIMEO ? 'SO_RCVTIMEO' : 'SO_SNDTIMEO'}) failed (${errnoText(koffi.errno())})`);
+      }
+      return true;
+    };
+
+    // connect: sockaddr_un { sa_family_t sun_family; char sun_path[108]; }, abstract: '\0' + name. Node's
+    // libuv binds an abstract name either with its exact length (newer libuv) or padded with NULs to the
+    // whole sun_path (Node 20): two different addresses, so try the exact one, then the padded one.
+    mem.view.setUint16(ADDR, AF_UNIX, true);
+    mem.bytes.set(name, ADDR + 3);
+    let lastErrno = 0;
+    for (const addrLen of [2 + 1 + name.length, 110]) {
+      sock = c.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (sock < 0) throw new Error(`${call}: socket(AF_UNIX) failed (${errnoText(koffi.errno())})`);
+      for (;;) {
+        if (!setTimeouts()) throw timedOut();
+        if (c.connect(sock, mem.at(ADDR), addrLen) === 0) {
+          lastErrno = 0;
+          break;
+        }
+        lastErrno = koffi.errno();
+        if (lastErrno === EINTR) continue;
+        if (lastErrno === EAGAIN || lastErrno === 115 /* EINPROGRESS */) throw timedOut();
+        break;
+      }
+      if (lastErrno === 0) break;
+      c.close(sock);
+      sock = -1;
+      if (lastErrno !== 111 && lastErrno !== 2) break; // only "nobody listens there" is worth the other form
+    }
+    if (lastErrno !== 0) {
+      const e = lastErrno;
+      throw new Error(`${call}: connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`);
+    }
+
+    // the listening side must be the exporting process itself (SO_PEERCRED), so that nobody who bound the
+    // other form of the name can collect the token
+    const cred = { pid: 0, uid: 0 };
+    {
+      mem.view.setUint32(MSG + 12, 12, true);
+      if (c.getsockopt(sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0) throw new Error(`${call}: getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
+      cred.pid = mem.view.getInt32(MSG, true);
+      cred.uid = mem.view.getUint32(MSG + 4, true);
+    }
+    if (cred.pid !== t.pid) {
+      throw new Error(`${call}: the descriptor socket is held by process ${cred.pid}, not by the exporting process ${t.pid} (is the importer in another pid namespace?); refusing to send the token`);
+    }
+    if (typeof process.getuid === 'function' && cred.uid !== process.getuid()) {
+      throw new Error(`${call}: the exporting process runs as uid ${cred.uid}, this one as ${process.getuid()}; refusing`);
+    }
+
+    // the token line
+    mem.bytes.set(token, TOK);
+    let sent = 0;
+    while (sent < token.length) {
+      if (!setTimeouts()) throw timedOut();
+      const n = c.write(sock, mem.at(TOK + sent), token.length - sent);
+      if (n > 0) {
+        sent += n;
+        continue;
+      }
+      const e = koffi.errno();
+      if (n < 0 && e === EINTR) continue;
+      if (n < 0 && e === EAGAIN) throw timedOut();
+      throw new Error(`${call}: sending the ticket's token failed (${errnoText(e)})`);
+    }
+
+    // the answer: one byte, with the descriptor attached when it is '1'
+    mem.view.setBigUint64(IOV, mem.at(DATA), true);
+    mem.view.setBigUint64(IOV + 8, 1n, true);
+    let n: number;
+    for (;;) {
+      if (!setTimeouts()) throw timedOut();
+      mem.bytes.fill(0, MSG, CTL + CMSG_SPACE_INT);
+      mem.view.setBigUint64(IOV, mem.at(DATA), true);
+      mem.view.setBigUint64(IOV + 8, 1n, true);
+      mem.view.setBigUint64(MSG + 16, mem.at(IOV), true);
+      mem.view.setBigUint64(MSG + 24, 1n, true);
+      mem.view.setBigUint64(MSG + 32, mem.at(CTL), true);
+      mem.view.setBigUint64(MSG + 40, BigInt(CMSG_SPACE_INT), true);
+      n = c.recvmsg(sock, mem.at(MSG), MSG_CMSG_CLOEXEC);
+      if (n >= 0) break;
+      const e = koffi.errno();
+      if (e === EINTR) continue;
+      if (e === EAGAIN) throw timedOut();
+      throw new Error(`${call}: receiving the exporter's answer failed (${errnoText(e)})`);
+    }
+
+    // whatever descriptor arrived is ours to close unless we return it
+    let received = -1;
+    const controlLen = Number(mem.view.getBigUint64(MSG + 40, true));
+    if (controlLen >= CMSG_LEN_INT) {
+      const cmsgLen = Number(mem.view.getBigUint64(CTL, true));
+      const level = mem.view.getInt32(CTL + 8, true);
+      const type = mem.view.getInt32(CTL + 12, true);
+      if (level === SOL_SOCKET && type === SCM_RIGHTS && cmsgLen >= CMSG_LEN_INT) received = mem.view.getInt32(CTL + 16, true);
+    }
+    const flags = mem.view.getInt32(MSG + 48, true);
+    const answerByte = n === 1 ? mem.bytes[DATA] : -1;
+    const reject = (why: string): never => {
+      if (received >= 0) c.close(received);
+      throw new Error(`${call}: ${why}`);
+    };
+    if (n === 0) return reject('the exporter closed the connection without answering (its uid differs from this process, or it broke down)');
+    if (flags & MSG_CTRUNC) return reject('the exporter sent more ancillary data than one descriptor (MSG_CTRUNC); refusing it');
+    if (answerByte === 0x30) return reject("the exporter does not know this ticket (withdrawn?)");
+    if (answerByte === 0x45) return reject('the exporter could not send the descriptor (was it closed before the ticket was withdrawn?)');
+    if (answerByte !== 0x31) return reject(`unexpected answer byte ${answerByte} from the exporter`);
+    if (received < 0) return reject('the exporter answered without attaching a descriptor');
+    return received;
+  } finally {
+    if (sock >= 0) c.close(sock);
+    mem.free();
+  }
+}

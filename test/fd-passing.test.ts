@@ -1,0 +1,256 @@
+// src/fd-passing.ts: descriptors passed over an abstract Unix socket with SCM_RIGHTS, for real (no mocks).
+// The exporter is a child process (test/fixtures/fd-passing-exporter.ts, run through tsx); this process
+// receives synchronously through libc.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
+import { receiveDescriptor, serveDescriptor, withdrawDescriptor, type DescriptorTicket } from '../src/fd-passing';
+
+const ROOT = join(__dirname, '..');
+const FIXTURE = join(__dirname, 'fixtures', 'fd-passing-exporter.ts');
+const linux = process.platform === 'linux';
+const d = linux ? describe : describe.skip;
+
+interface Exporter {
+  child: ChildProcessWithoutNullStreams;
+  next(): Promise<string>;
+  send(cmd: string): Promise<string>;
+  stderr(): string;
+}
+
+function startExporter(mode: 'serve' | 'block'): Exporter {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', FIXTURE, mode], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const lines: string[] = [];
+  const waiters: Array<(l: string) => void> = [];
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    const w = waiters.shift();
+    if (w) w(l);
+    else lines.push(l);
+  });
+  const next = (): Promise<string> =>
+    lines.length
+      ? Promise.resolve(lines.shift()!)
+      : new Promise((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error(`exporter did not answer; stderr: ${err}`)), 15000);
+          waiters.push((l) => {
+            clearTimeout(t);
+            resolve(l);
+          });
+        });
+  return {
+    child,
+    next,
+    send: (cmd) => {
+      child.stdin.write(cmd + '\n');
+      return next();
+    },
+    stderr: () => err,
+  };
+}
+
+/** Kills the exporter (SIGKILL: gone without any cleanup) and removes its temp file's folder, if any. */
+async function stop(e: Exporter, tempFile?: string): Promise<void> {
+  if (e.child.exitCode === null && e.child.signalCode === null) {
+    await new Promise<void>((resolve) => {
+      e.child.once('exit', () => resolve());
+      e.child.kill('SIGKILL');
+    });
+  }
+  if (tempFile) rmSync(dirname(tempFile), { recursive: true, force: true });
+}
+
+/** Reads exactly n bytes from a (blocking) descriptor. */
+function readExactly(fd: number, n: number): string {
+  const buf = Buffer.alloc(n);
+  let got = 0;
+  while (got < n) {
+    const r = readSync(fd, buf, got, n - got, null);
+    if (r === 0) break;
+    got += r;
+  }
+  return buf.subarray(0, got).toString();
+}
+
+/** Sends raw bytes to the exporter's socket; resolves with what came back once the server closed it. */
+function rawExchange(ticket: DescriptorTicket, payload: Buffer | string): Promise<{ reply: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const s = connect('\0' + ticket.socket);
+    let reply = '';
+    s.on('data', (b: Buffer) => (reply += b.toString('latin1')));
+    s.on('error', () => {
+      /* a reset is a close too */
+    });
+    s.on('close', () => resolve({ reply, ms: Date.now() - t0 }));
+    s.on('connect', () => s.write(payload));
+    setTimeout(() => reject(new Error('server never closed the connection')), 10000).unref();
+  });
+}
+
+d('fd-passing across processes', () => {
+  let exp: Exporter;
+  let tickets: { pipe: DescriptorTicket; file: DescriptorTicket; path: string };
+
+  beforeAll(async () => {
+    exp = startExporter('serve');
+    tickets = JSON.parse(await exp.next());
+  }, 30000);
+  afterAll(async () => {
+    await stop(exp, tickets?.path);
+  });
+
+  test('the ticket is plain JSON data', () => {
+    const t = tickets.pipe;
+    expect(t.pid).toBe(exp.child.pid);
+    expect(t.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(t.socket).toMatch(/^cuda-ts-fd-\d+-[0-9a-f]+$/);
+    expect(JSON.parse(JSON.stringify(t))).toEqual(t);
+  });
+
+  test('the received pipe end is the same pipe: bytes the child writes afterwards arrive', async () => {
+    const fd = receiveDescriptor(tickets.pipe);
+    try {
+      expect(fd).toBeGreaterThanOrEqual(0);
+      expect(await exp.send('pipe-write')).toBe('ok');
+      expect(readExactly(fd, 'hello-from-child'.length)).toBe('hello-from-child');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  test('the received file descriptor shares the open file description (file offset)', async () => {
+    const fd = receiveDescriptor(tickets.file);
+    try {
+      // The child wrote 'abcdef' (offset 6). Writing at the current offset here continues at 6 only if the
+      // offset is shared (a re-open through /proc would start at 0 and overwrite 'abc').
+      writeSync(fd, 'XYZ');
+      expect(await exp.send('file-write')).toBe('ok');
+      expect(readFileSync(tickets.path, 'utf8')).toBe('abcdefXYZ123');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  test('a wrong token is refused clearly, and the server keeps serving', () => {
+    const wrong = { ...tickets.pipe, token: 'f'.repeat(64) };
+    expect(() => receiveDescriptor(wrong)).toThrow(/receiveDescriptor: the exporter does not know this ticket/);
+    const fd = receiveDescriptor(tickets.pipe);
+    expect(fd).toBeGreaterThanOrEqual(0);
+    closeSync(fd);
+  });
+
+  test('garbage, oversized lines and silent clients only lose their own connection', async () => {
+    const [oversized, garbage, silent] = await Promise.all([
+      rawExchange(tickets.pipe, Buffer.alloc(300, 0x78)),
+      rawExchange(tickets.pipe, Buffer.from([0xff, 0xfe, 0x00, 0x0a, 0x31, 0x32])),
+      rawExchange(tickets.pipe, 'abc'),
+    ]);
+    expect(oversized.reply).toBe('');
+    expect(garbage.reply).toBe('0');
+    expect(silent.reply).toBe('');
+    expect(silent.ms).toBeGreaterThanOrEqual(2500);
+    expect(silent.ms).toBeLessThan(6000);
+    const fd = receiveDescriptor(tickets.pipe);
+    expect(fd).toBeGreaterThanOrEqual(0);
+    closeSync(fd);
+  }, 15000);
+
+  test('a withdrawn ticket is refused', async () => {
+    expect(await exp.send('withdraw-pipe')).toBe('ok');
+    expect(() => receiveDescriptor(tickets.pipe)).toThrow(/does not know this ticket \(withdrawn\?\)/);
+    // the file is still served
+    const fd = receiveDescriptor(tickets.file);
+    closeSync(fd);
+  });
+
+  test('a gone exporter fails fast, without hanging', async () => {
+    const other = startExporter('serve');
+    const t = JSON.parse(await other.next()) as { pipe: DescriptorTicket; path: string };
+    await stop(other, t.path);
+    const t0 = Date.now();
+    expect(() => receiveDescriptor(t.pipe, { timeoutMs: 2000 })).toThrow(/receiveDescriptor: connect to the exporter's descriptor socket failed \(errno 111 ECONNREFUSED/);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  }, 30000);
+
+  test('an exporter whose event loop is blocked makes it time out, in about timeoutMs', async () => {
+    const blocked = startExporter('block');
+    try {
+      const t = JSON.parse(await blocked.next()) as { pipe: DescriptorTicket };
+      const t0 = Date.now();
+      expect(() => receiveDescriptor(t.pipe, { timeoutMs: 1000 })).toThrow(/receiveDescriptor: timed out after 1000 ms \(the exporter's event loop did not answer/);
+      const ms = Date.now() - t0;
+      expect(ms).toBeGreaterThanOrEqual(900);
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      await stop(blocked);
+    }
+  }, 30000);
+});
+
+d('fd-passing within one process', () => {
+  test('the serving thread itself is refused; a worker thread receives it', async () => {
+    const fds = new Int32Array(2);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const koffi = require('koffi');
+    const pipe2 = koffi.load('libc.so.6').func('int pipe2(void *fds, int flags)');
+    expect(pipe2(fds, 0x80000)).toBe(0);
+    const [r, w] = [fds[0], fds[1]];
+    const ticket = serveDescriptor(r);
+    try {
+      expect(() => receiveDescriptor(ticket)).toThrow(/receiveDescriptor: this ticket was served by this very thread.*use the descriptor directly/);
+      const code = `
+        require('tsx/cjs');
+        const { parentPort, workerData } = require('node:worker_threads');
+        const { receiveDescriptor } = require(workerData.module);
+        try { parentPort.postMessage({ fd: receiveDescriptor(workerData.ticket, { timeoutMs: 5000 }) }); }
+        catch (e) { parentPort.postMessage({ error: String(e && e.message) }); }
+      `;
+      const got = await new Promise<{ fd?: number; error?: string }>((resolve, reject) => {
+        const worker = new Worker(code, { eval: true, workerData: { ticket, module: join(ROOT, 'src', 'fd-passing.ts') } });
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(got.error).toBeUndefined();
+      const fd = got.fd!;
+      expect(fd).not.toBe(r);
+      writeSync(w, 'same-process');
+      expect(readExactly(fd, 'same-process'.length)).toBe('same-process');
+      closeSync(fd);
+    } finally {
+      expect(withdrawDescriptor(ticket)).toBe(true);
+      closeSync(r);
+      closeSync(w);
+    }
+  }, 30000);
+});
+
+describe('fd-passing ticket validation', () => {
+  const good: DescriptorTicket = { socket: 'cuda-ts-fd-1-abcd', token: 'a'.repeat(64), pid: 1 };
+  test.each([
+    ['null', null, /ticket must be an object/],
+    ['a string', 'ticket', /ticket must be an object/],
+    ['no socket', { token: good.token, pid: 1 }, /ticket\.socket/],
+    ['a numeric socket', { ...good, socket: 5 }, /ticket\.socket/],
+    ['an empty socket', { ...good, socket: '' }, /ticket\.socket/],
+    ['a socket with NUL', { ...good, socket: 'a\0b' }, /ticket\.socket/],
+    ['no token', { socket: good.socket, pid: 1 }, /ticket\.token/],
+    ['a short token', { ...good, token: 'abc' }, /ticket\.token/],
+    ['no pid', { socket: good.socket, token: good.token }, /ticket\.pid/],
+    ['a string pid', { ...good, pid: '1' }, /ticket\.pid/],
+    ['a negative pid', { ...good, pid: -3 }, /ticket\.pid/],
+    ['a fractional threadId', { ...good, threadId: 1.5 }, /ticket\.threadId/],
+  ])('%s → TypeError naming the field', (_name, ticket, message) => {
+    expect(() => receiveDescriptor(ticket as unknown as DescriptorTicket)).toThrow(TypeError);
+    expect(() => receiveDescriptor(ticket as unknown as DescriptorTicket)).toThrow(message);
+  });
+  test('bad timeoutMs and bad fds are TypeErrors', () => {
+    expect(() => receiveDescriptor(good, { timeoutMs: -1 })).toThrow(TypeError);
+    expect(() => serveDescriptor(-1)).toThrow(TypeError);
+    expect(() => serveDescriptor(1.5 as number)).toThrow(TypeError);
+  });
+});
