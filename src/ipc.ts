@@ -11,20 +11,24 @@
 //   - Events: exportEvent(event) for an Event created with { interprocess: true, timing: false },
 //     openEvent(handle) on the other side (record, wait, query).
 //
-// How the pool's file descriptor crosses processes (Node cannot pass descriptors over Unix sockets):
-// the importer duplicates it out of the exporter with pidfd_open + pidfd_getfd (Linux ≥ 5.6, raw
-// syscalls through libc's `syscall` via koffi), and falls back to opening /proc/<pid>/fd/<fd>. Both
-// need the importer to run as the same user; pidfd_getfd also needs ptrace permission over the
-// exporter — under Yama ptrace_scope=1 only a parent may take from its child, unless the exporter
-// opts in with exportHandle({ allowImporter: pid | 'any' }) (prctl PR_SET_PTRACER). A child started
-// with the descriptor in its stdio can pass `{ fd }` to importPool instead. In the same process (a
-// worker thread) nothing is duplicated: the address is valid as it is, and importBuffer gives a view.
+// How the pool's file descriptor crosses processes: exportHandle() serves it on an abstract Unix
+// socket (src/fd-passing.ts: SCM_RIGHTS, a random token in the handle, bounded waits), and the importer
+// receives a duplicate of the same open file description from it ('socket'). The exporter answers from
+// its event loop, so it must not be blocked while importers connect. Where that fails (no ticket, an
+// old handle) the importer duplicates it with pidfd_open + pidfd_getfd (Linux >= 5.6; needs ptrace
+// permission over the exporter: under Yama ptrace_scope=1 only a parent may take from its child, unless
+// the exporter opts in with exportHandle({ allowImporter: pid | 'any' }), prctl PR_SET_PTRACER; often
+// refused in containers by seccomp). Re-opening /proc/<pid>/fd/<fd> is tried last and only for regular
+// files: for a device or anon-inode descriptor (what CUDA exports) it would open the file anew instead
+// of duplicating it. A child started with the descriptor in its stdio can pass `{ fd }` to importPool.
+// In the same process (a worker thread) nothing is duplicated: the address is valid as it is, and
+// importBuffer gives a view.
 //
 // TRUST BOUNDARY: whoever holds an exported handle (and can reach the exporting process as the same
 // user) can read and write that memory — the whole pool for a pool handle. Share handles only with
 // processes you trust as much as the exporter; allowImporter 'any' lets every process of this user
 // take the descriptor (and ptrace the exporter).
-import { closeSync, openSync, constants as fsConstants } from 'node:fs';
+import { closeSync, openSync, readlinkSync, constants as fsConstants } from 'node:fs';
 import koffi from 'koffi';
 import { DriverError, raw } from './driver';
 import { Context } from './context';
@@ -33,6 +37,10 @@ import { Event } from './event';
 import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
 import { DeviceBuffer } from './memory';
 import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
+import type { DescriptorTicket } from './fd-passing';
+
+// node:net and node:crypto load only when a pool is exported or imported
+const fdPassing = (): typeof import('./fd-passing') => require('./fd-passing') as typeof import('./fd-passing');
 
 const POSIX_FD = raw.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 const u64 = new BigUint64Array(1);
@@ -86,8 +94,7 @@ const PR_SET_PTRACER = 0x59616d61;
 const PR_SET_PTRACER_ANY = 0xffffffffffffffffn;
 
 /** A descriptor of process `pid` duplicated into this one: pidfd_getfd, else /proc/<pid>/fd/<fd>. */
-function takeDescriptor(call: string, pid: number, fd: number): { fd: number; how: 'pidfd_getfd' | 'procfs' } {
-  const reasons: string[] = [];
+function takeDescriptor(call: string, pid: number, fd: number, reasons: string[] = []): { fd: number; how: 'pidfd_getfd' | 'procfs' } {
   if (process.platform === 'linux') {
     try {
       const c = loadLibc();
@@ -108,6 +115,9 @@ function takeDescriptor(call: string, pid: number, fd: number): { fd: number; ho
     }
   }
   try {
+    const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    // a device node or anon inode re-opened is a new open file, not the exporter's: refuse, never guess
+    if (target.startsWith('/dev/') || target.startsWith('anon_inode:') || !target.startsWith('/')) throw new Error(`it is ${target}, which re-opening would not duplicate`);
     return { fd: openSync(`/proc/${pid}/fd/${fd}`, fsConstants.O_RDWR), how: 'procfs' };
   } catch (e) {
     reasons.push(`/proc/${pid}/fd/${fd}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
@@ -135,6 +145,8 @@ export interface PoolHandle {
   readonly fd: number;
   /** The device whose memory the pool holds. */
   readonly device: number;
+  /** Where the exporter serves the descriptor (a Unix socket and the token naming it). */
+  readonly ticket?: DescriptorTicket;
 }
 
 /** Describes one allocation of a shareable pool: pass it to {@link ImportedMemoryPool.importBuffer}. */
@@ -186,8 +198,9 @@ export class IpcMemoryPool extends Resource {
   readonly device: number;
   private fd = -1;
 
-  private constructor(handle: raw.CUmemoryPool, context: Context, device: number, state: { fd: number }) {
+  private constructor(handle: raw.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
     super('IpcMemoryPool', () => whenNoHostFuncs(() => {
+      if (state.ticket) fdPassing().withdrawDescriptor(state.ticket);
       if (state.fd >= 0) closeSync(state.fd);
       if (!context.bindForFree()) return;
       check('cuMemPoolDestroy', raw.cuMemPoolDestroy(handle));
@@ -197,7 +210,7 @@ export class IpcMemoryPool extends Resource {
     this.device = device;
     this.state = state;
   }
-  private readonly state: { fd: number };
+  private readonly state: { fd: number; ticket?: DescriptorTicket };
 
   /** Creates a pool on `device` (default 0) whose allocations can be exported. */
   static create(options: { device?: number; maxSize?: number } = {}): IpcMemoryPool {
@@ -244,9 +257,10 @@ export class IpcMemoryPool extends Resource {
       const out = new Int32Array(2);
       check('cuMemPoolExportToShareableHandle', raw.cuMemPoolExportToShareableHandle(out, this.handle, POSIX_FD, 0), this.context);
       this.state.fd = out[0];
+      this.state.ticket = fdPassing().serveDescriptor(out[0]);
     }
     if (options.allowImporter !== undefined) allowDescriptorImport(options.allowImporter);
-    return { kind: 'cuda-ts/pool', pid: process.pid, fd: this.state.fd, device: this.device };
+    return { kind: 'cuda-ts/pool', pid: process.pid, fd: this.state.fd, device: this.device, ticket: this.state.ticket };
   }
 
   /** Describes `buf` (allocated from this pool) for ImportedMemoryPool.importBuffer (cuMemPoolExportPointer). */
@@ -271,7 +285,7 @@ export class ImportedMemoryPool extends Resource {
   /** The exporting process. */
   readonly pid: number;
   /** How the descriptor was obtained. */
-  readonly via: 'pidfd_getfd' | 'procfs' | 'given' | 'same-process';
+  readonly via: 'socket' | 'pidfd_getfd' | 'procfs' | 'given' | 'same-process';
 
   private constructor(handle: raw.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
     super('ImportedMemoryPool', handle === 0 ? undefined : () => whenNoHostFuncs(() => {
@@ -285,7 +299,7 @@ export class ImportedMemoryPool extends Resource {
   }
 
   /** @internal */
-  static open(handle: PoolHandle, options: { fd?: number; device?: number } = {}): ImportedMemoryPool {
+  static open(handle: PoolHandle, options: ImportPoolOptions = {}): ImportedMemoryPool {
     const call = 'importPool';
     const h = checkHandle(call, handle, 'cuda-ts/pool');
     const pid = checkPid(call, h.pid);
@@ -301,7 +315,19 @@ export class ImportedMemoryPool extends Resource {
       if (!Number.isInteger(options.fd) || options.fd < 0) throw new TypeError(`${call}: fd must be a descriptor number`);
       fd = options.fd;
       via = 'given';
-    } else ({ fd, how: via } = takeDescriptor(call, pid, h.fd as number));
+    } else {
+      const reasons: string[] = [];
+      let got: { fd: number; how: ImportedMemoryPool['via'] } | undefined;
+      if (h.ticket !== undefined) {
+        try {
+          got = { fd: fdPassing().receiveDescriptor(h.ticket as DescriptorTicket, { timeoutMs: options.timeoutMs }), how: 'socket' };
+        } catch (e) {
+          if (e instanceof TypeError || e instanceof RangeError) throw e; // a malformed ticket or option
+          reasons.push((e as Error).message);
+        }
+      }
+      ({ fd, how: via } = got ?? takeDescriptor(call, pid, h.fd as number, reasons));
+    }
     try {
       ctx.bind();
       const pool = outPtr('cuMemPoolImportFromShareableHandle', (o) => raw.cuMemPoolImportFromShareableHandle(o, fd as never, POSIX_FD, 0), ctx) as raw.CUmemoryPool;
@@ -344,12 +370,23 @@ export class ImportedMemoryPool extends Resource {
   }
 }
 
+/** Options of {@link importPool}. */
+export interface ImportPoolOptions {
+  /** The descriptor, when this process already holds it (inherited through stdio). */
+  fd?: number;
+  /** Where to map the pool (default: the pool's device). */
+  device?: number;
+  /** How long to wait for the exporter to hand over the descriptor (ms, default 10000). */
+  timeoutMs?: number;
+}
+
 /**
  * Imports a pool exported by another process (or by this process, from a worker thread). `fd`: the
- * descriptor when this process already holds it (inherited through stdio); otherwise it is taken from
- * the exporter (pidfd_getfd, then /proc). `device`: where to map it (default: the pool's device).
+ * descriptor when this process already holds it (inherited through stdio); otherwise it is received
+ * from the exporter's socket (then pidfd_getfd, then /proc for regular files). `device`: where to map
+ * it (default: the pool's device). Blocks up to `timeoutMs` while the exporter answers.
  */
-export function importPool(handle: PoolHandle, options: { fd?: number; device?: number } = {}): ImportedMemoryPool {
+export function importPool(handle: PoolHandle, options: ImportPoolOptions = {}): ImportedMemoryPool {
   return ImportedMemoryPool.open(handle, options);
 }
 
