@@ -1,0 +1,83 @@
+// Where the objects layer's launch time goes, on the GPU, in one process, interleaved per repetition
+// (bench/interleave.ts): bench.c's own pass (libbench.so, in process), koffi's cuLaunchKernel called
+// directly on the objects' kernel and stream handles (with NULL params, then with the objects'
+// empty argument table), and launch(). Each pass: 20,000 launches of the empty kernel, a
+// synchronize every 1,000 (bench.c's launch_0args). Prints ns per launch and ratios to C.
+//   npx tsx bench/launch-breakdown.ts        (BENCH_LOADER=js by default: compiled JS, as bench/run.ts)
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import koffi from 'koffi';
+import { BATCH, REPO_ROOT, median } from './common';
+import { measureInterleaved, type Pass } from './interleave';
+import { loadModule } from './startup';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+function main(): void {
+  const O = loadModule<Any>('src/index');
+  const drv = loadModule<Any>('src/driver');
+  const ptxPath = join(REPO_ROOT, 'bench', 'native', 'kernels.ptx');
+  const dir = join(tmpdir(), 'cuda-ts-bench-inproc');
+  const lib = join(dir, 'libbench.so');
+  if (!existsSync(lib)) {
+    const b = spawnSync('bash', [join(REPO_ROOT, 'bench', 'native', 'build.sh'), dir], { encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`build.sh failed: ${b.stderr}`);
+  }
+  const so = koffi.load(lib);
+  const init = so.func('int bench_init(const char *ptx, int ordinal)');
+  const pass = so.func('int bench_pass(const char *row, long ops)');
+  if (init(ptxPath, 0) !== 0) throw new Error('bench_init failed');
+
+  const dev = O.Device.get(0);
+  dev.setCurrent();
+  const stream = O.Stream.create({ nonBlocking: true });
+  const mod = O.Module.fromPTX(readFileSync(ptxPath, 'utf8'));
+  const k = mod.kernel('empty', []);
+  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
+  const launchK: (...a: Any[]) => number = drv.native('cuLaunchKernel');
+  const syncK: (s: number) => number = drv.native('cuStreamSynchronize');
+  const f = k.handle;
+  const h = stream.handle;
+  const emptyTable = new BigUint64Array(0);
+  const launch = O.launch;
+
+  const loop = (one: () => void, sync: () => void): Pass => (ops) => {
+    for (let i = 0; i < ops; i++) {
+      one();
+      if ((i + 1) % BATCH === 0) sync();
+    }
+    if (ops % BATCH) sync();
+  };
+  const rawSync = (): void => {
+    if (syncK(h) !== 0) throw new Error('cuStreamSynchronize');
+  };
+  const passes: Record<string, Pass> = {
+    'c (bench.c in process)': (ops) => void pass('launch_0args', ops),
+    'koffi, NULL params': loop(() => {
+      if (launchK(f, 1, 1, 1, 1, 1, 1, 0, h, null, null) !== 0) throw new Error('launch');
+    }, rawSync),
+    'koffi, empty table': loop(() => {
+      if (launchK(f, 1, 1, 1, 1, 1, 1, 0, h, emptyTable, null) !== 0) throw new Error('launch');
+    }, rawSync),
+    'objects launch(), raw sync': loop(() => launch(stream, cfg, k), rawSync),
+    'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k), () => stream.synchronize()),
+  };
+  const reps = Number(process.env.BENCH_REPS ?? 9);
+  const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
+  const c = got['c (bench.c in process)'] as Any;
+  console.log(`launch_0args breakdown (${reps} interleaved repetitions × 20,000 launches; node ${process.version}):`);
+  for (const [name, r] of Object.entries(got) as [string, Any][]) {
+    if (!('median' in r)) {
+      console.log(`  ${name.padEnd(42)} skipped: ${r.skipped}`);
+      continue;
+    }
+    const ratios = r.reps.map((v: number, i: number) => v / c.reps[i]);
+    console.log(`  ${name.padEnd(42)} ${r.median.toFixed(0).padStart(6)} ns  ${(median(ratios)).toFixed(3)}× C [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}]`);
+  }
+  stream.close();
+}
+
+main();

@@ -1,0 +1,57 @@
+// The objects layer's own cost on the launch path, without a GPU: launch() with the driver replaced
+// by a no-op (drv.provideNative), minus a direct call of that no-op with the same arguments. What is
+// left is the JavaScript the objects layer adds per launch (validation, argument packing, binding
+// check), which the GPU rows of bench/run.ts add on top of koffi's call and the driver's own work.
+//   npx tsx bench/launch-js.ts
+import * as drv from '../src/driver';
+import { Context } from '../src/context';
+import { Core } from '../src/lifecycle';
+import { DeviceBuffer } from '../src/memory';
+import { Module, Kernel } from '../src/module';
+import { LaunchConfig, launch } from '../src/launch';
+import { Stream } from '../src/stream';
+
+function fake<T extends object>(proto: T, fields: Record<string, unknown>): T {
+  return Object.assign(Object.create(proto) as T, fields);
+}
+const ctx = fake(Context.prototype, { core: new Core('Context', undefined), unusable: undefined, handle: 0x1234, device: 0, primary: true });
+const mod = fake(Module.prototype, { core: new Core('Module', undefined), context: ctx, handle: 0x2000 });
+const stream = fake(Stream.prototype, { core: new Core('Stream', undefined), context: ctx, handle: 0x3000, hostError: undefined });
+let sizes: number[] = [];
+drv.provideNative('cuCtxGetCurrent', ((o: BigUint64Array) => ((o[0] = BigInt(ctx.handle)), 0)) as never);
+drv.provideNative('cuCtxSetCurrent', (() => 0) as never);
+drv.provideNative('cuFuncGetParamInfo', ((_f: number, i: number, off: BigUint64Array, bytes: BigUint64Array) => (i < sizes.length ? ((off[0] = 0n), (bytes[0] = BigInt(sizes[i])), 0) : 1)) as never);
+let calls = 0;
+const noop = (..._a: unknown[]): number => (calls++, 0);
+drv.provideNative('cuLaunchKernel', noop as never);
+sizes = [];
+const k0 = new Kernel(mod, 0x4000 as never, 'k0', []);
+sizes = [8, 8, 4, 4];
+const k4 = new Kernel(mod, 0x4001 as never, 'k4', ['ptr', 'ptr', 'f32', 'u32']);
+const buf = new (class extends DeviceBuffer {
+  constructor() {
+    super('DeviceBuffer', 0x7f0000000000, 1 << 20, ctx, () => undefined);
+  }
+})();
+const cfg = new LaunchConfig({ grid: 1, block: 32 });
+const table = new BigUint64Array(4);
+
+function time(n: number, f: () => void): number {
+  for (let i = 0; i < 20000; i++) f();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) f();
+  return Number(process.hrtime.bigint() - t0) / n;
+}
+const N = 2_000_000;
+const rows: Record<string, number[]> = { direct: [], launch0: [], launch4: [] };
+for (let r = 0; r < 7; r++) {
+  rows.direct.push(time(N, () => noop(0x4000, 1, 1, 1, 32, 1, 1, 0, 0x3000, table, null)));
+  rows.launch0.push(time(N, () => launch(stream, cfg, k0)));
+  rows.launch4.push(time(N, () => launch(stream, cfg, k4, buf, buf, 1.5, 7)));
+}
+const med = (a: number[]): number => a.slice().sort((x, y) => x - y)[a.length >> 1];
+console.log(`objects-layer JS per launch (no GPU; median of 7 × ${N}; node ${process.version}):`);
+console.log(`  direct no-op call            ${med(rows.direct).toFixed(1)} ns`);
+console.log(`  launch(), 0 args             ${med(rows.launch0).toFixed(1)} ns  (+${(med(rows.launch0) - med(rows.direct)).toFixed(1)} ns)`);
+console.log(`  launch(), 4 args (2 buffers) ${med(rows.launch4).toFixed(1)} ns  (+${(med(rows.launch4) - med(rows.direct)).toFixed(1)} ns)`);
+if (calls === 0) throw new Error('the no-op was never called');
