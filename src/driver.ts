@@ -212,10 +212,6 @@ export function forget(handle: number): void {
   if (lastBound?.handle === handle) lastBound = undefined;
 }
 
-/** Binds without asking the driver when `ctx` was the last one bound here. */
-function bindHint(ctx: Bindable): void {
-  if (lastBound !== ctx || ctx.core.destroyed || ctx.unusable !== undefined) bind(ctx);
-}
 
 const INVALID_CONTEXT: number = T.CUresult.CUDA_ERROR_INVALID_CONTEXT;
 const INVALID_HANDLE: number = T.CUresult.CUDA_ERROR_INVALID_HANDLE;
@@ -250,11 +246,26 @@ export function call(ctx: Bindable, func: string, ...args: unknown[]): void {
  * current context. Returns the status; pass a failure to {@link fail}.
  */
 export function hinted(ctx: Bindable, thunk: () => number): number {
-  bindHint(ctx);
+  bindHinted(ctx);
   const status = thunk();
-  if (status === 0 || !stale(status)) return status;
-  bind(ctx);
+  if (status === 0 || !rebindIfStale(ctx, status)) return status;
   return thunk();
+}
+
+/**
+ * {@link hinted} in two halves, for hot paths that cannot afford a closure per call:
+ * `drv.bindHinted(ctx); let st = call(); if (st !== 0 && drv.rebindIfStale(ctx, st)) st = call();`
+ */
+export function bindHinted(ctx: Bindable): void {
+  // without asking the driver when `ctx` was the last one bound here
+  if (lastBound !== ctx || ctx.core.destroyed || ctx.unusable !== undefined) bind(ctx);
+}
+
+/** After a failed hinted call: when `status` says the cached binding was stale, binds for real and returns true (call again). */
+export function rebindIfStale(ctx: Bindable, status: number): boolean {
+  if (!stale(status)) return false;
+  bind(ctx);
+  return true;
 }
 
 /** {@link hinted} for `func(...args)`, throwing on failure. */

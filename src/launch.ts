@@ -558,7 +558,9 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   if (anyCapture()) noteLaunch(ctx, h, kernel, s, args, from);
   // A launch of a function of another context fails and enqueues nothing, so the cached binding is
   // enough here (the door binds for real and launches again when it was stale).
-  const status = drv.hinted(ctx, () => enqueue(cfg, kernel, h, pack));
+  drv.bindHinted(ctx);
+  let status = enqueue(cfg, kernel, h, pack);
+  if (status !== 0 && drv.rebindIfStale(ctx, status)) status = enqueue(cfg, kernel, h, pack);
   if (status !== 0) throw drv.fail(ctx, cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
 }
 
