@@ -76,7 +76,7 @@ export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'gene
       mkdirSync(dirname(outFile), { recursive: true });
       writeFileSync(outFile, text);
     }
-    for (const m of text.matchAll(/require\("(\.{1,2}\/[^"]+)"\)/g)) {
+    for (const m of text.matchAll(/require\(["'](\.{1,2}\/[^"']+)["']\)/g)) {
       const dep = resolveTs(dirname(file), m[1].replace(/\.js$/, ''));
       if (dep) queue.push(dep);
     }

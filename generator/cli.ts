@@ -135,7 +135,7 @@ export function sinceMap(root: string, ir: ModuleIR): Map<string, string> {
 function filesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir)) if (f.endsWith('.ts') || f === 'signatures.txt') out.set(f, readFileSync(join(dir, f), 'utf8'));
+  for (const f of readdirSync(dir, { recursive: true }) as string[]) if (f.endsWith('.ts') || f === 'signatures.txt') out.set(f, readFileSync(join(dir, f), 'utf8'));
   return out;
 }
 
@@ -150,7 +150,8 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, stri
   const files = emitModule(ir, specForRelease(spec, ir.cudaVersion), sinceMap(root, ir));
   if (hasSupportSources(root)) return files;
   const out = new Map<string, string>();
-  for (const [name, text] of files) out.set(name, text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`));
+  // chunk files (typed/, raw/) sit one folder deeper
+  for (const [name, text] of files) out.set(name, text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`).split(`from '../${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`));
   return out;
 }
 
@@ -177,7 +178,10 @@ function scaffold(root: string): void {
 function writeModule(dir: string, files: Map<string, string>): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  for (const [name, text] of files) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
 }
 
 /** What one module of a --toolkit run needs; plain data, so a worker process can receive it. */

@@ -20,8 +20,8 @@ export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, st
   return new Map([
     ['types.ts', emitTypes(model, ctx.banner)],
     ['binding.ts', emitBinding(ctx)],
-    ['raw.ts', emitRaw(ctx)],
-    ['index.ts', emitTyped(ctx)],
+    ...emitRaw(ctx),
+    ...emitTyped(ctx),
     // the resolved parameter semantics, one line per function: reviewed as the typed layer changes
     ['signatures.txt', formatListing(ir, resolveModule(model), ctx.banner.replace(/^\/\//, '#'))],
   ]);

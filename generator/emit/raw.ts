@@ -4,6 +4,7 @@ import type { FunctionDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
 import { safeIdent, type TypeModel } from './model';
 import { Writer } from './writer';
+import { chunkPlan, writeStubs, type StubFn } from './lazy';
 
 export interface EmitContext {
   model: TypeModel;
@@ -102,46 +103,69 @@ export function emitBinding(ctx: EmitContext): string {
   return w.toString();
 }
 
-export function emitRaw(ctx: EmitContext): string {
+export function emitRaw(ctx: EmitContext): Map<string, string> {
   const { model } = ctx;
   const { ir, spec } = model;
+  const guards = new Map(ir.functions.map((fn) => [fn.name, rawGuards(model, fn)]));
+  const plan = chunkPlan(ir.functions.map((f) => f.name));
+  const chunkFns = new Map<string, FunctionDecl[]>();
+  for (const fn of ir.functions) chunkFns.set(plan.get(fn.name)!, [...(chunkFns.get(plan.get(fn.name)!) ?? []), fn]);
+  const files = new Map<string, string>();
+  const stubs: StubFn[] = [];
+  const byName = new Map<string, StubFn>();
+  for (const chunk of [...chunkFns.keys()].sort()) {
+    const fns = chunkFns.get(chunk)!;
+    const w = new Writer();
+    w.line(ctx.banner);
+    w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
+    w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
+    const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
+    w.line(`import { checkRecord, rawCovers, type NativeFunction } from '../../../../src/runtime';`);
+    w.line(`import { binder } from '../binding';`);
+    w.line(`import type * as T from '../types';`);
+    if (usesRecords) w.line(`import { records } from '../types';`);
+    w.line(`void [checkRecord, rawCovers];`);
+    w.blank();
+    for (const fn of fns) {
+      const cache = `${fn.name}$`;
+      const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
+      const ret = qualify(model.tsType(fn.returns, 'return'));
+      const since = ctx.since.get(fn.name);
+      const notes = functionNotes(model, fn);
+      const doc = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
+      w.line(`let ${cache}: NativeFunction | undefined;`);
+      w.line(`/** ${doc} */`);
+      w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
+        for (const g of guards.get(fn.name)!) w.line(g);
+        w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
+      });
+      const stub = { name: fn.name, target: fn.name, chunk, params: fn.params.map((p) => safeIdent(p.name)), doc };
+      byName.set(fn.name, stub);
+    }
+    files.set(`raw-layer/${chunk}.ts`, w.toString());
+  }
+  for (const fn of ir.functions) stubs.push(byName.get(fn.name)!);
+  for (const [alias, target] of Object.entries(ir.aliases)) {
+    const t = byName.get(target);
+    if (!t) throw new Error(`alias ${alias} of ${target}: no such function`);
+    stubs.push({ ...t, name: alias, doc: `Alias of {@link ${target}} (\`#define ${alias} ${target}\`).` });
+  }
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// Raw layer of the ${spec.title}: C-exact calls returning status codes. Out-parameters are`);
-  w.line(`// typed arrays you provide (Int32Array, BigUint64Array, …). Functions bind on first call.`);
-  const guards = new Map(ir.functions.map((fn) => [fn.name, rawGuards(model, fn)]));
-  const usesRecords = [...guards.values()].some((g) => g.some((l) => l.includes('records.')));
-  w.line(`import { checkRecord, rawCovers, type NativeFunction } from '../../../src/runtime';`);
-  w.line(`import { binder } from './binding';`);
-  w.line(`import type * as T from './types';`);
-  if (usesRecords) w.line(`import { records } from './types';`);
-  w.line(`void [checkRecord, rawCovers];`);
+  w.line(`// typed arrays you provide (Int32Array, BigUint64Array, …). Functions bind on first call; they live`);
+  w.line(`// in ./raw-layer/<family>.ts (a folder not named raw: \`./raw\` would name both), each loaded on the first call of one`);
+  w.line(`// of its functions (see generator/emit/lazy.ts).`);
   w.line(`export * from './types';`);
   w.line(`export { binder, configure } from './binding';`);
-  w.blank();
-  for (const fn of ir.functions) {
-    const cache = `${fn.name}$`;
-    const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
-    const ret = qualify(model.tsType(fn.returns, 'return'));
-    const since = ctx.since.get(fn.name);
-    w.line(`let ${cache}: NativeFunction | undefined;`);
-    const notes = functionNotes(model, fn);
-    w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')} */`);
-    w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
-      for (const g of guards.get(fn.name)!) w.line(g);
-      w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
-    });
-  }
   const missing = ir.functions.map((f) => f.name).filter((n) => (spec.notExported ?? []).includes(n));
   if (missing.length) {
     w.line(`/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */`);
     w.line(`export const notExported: readonly string[] = [${missing.map((n) => `'${n}'`).join(', ')}];`);
   }
-  for (const [alias, target] of Object.entries(ir.aliases)) {
-    w.line(`/** Alias of {@link ${target}} (\`#define ${alias} ${target}\`). */`);
-    w.line(`export const ${alias} = ${target};`);
-  }
-  return w.toString();
+  writeStubs(w, 'raw-layer', stubs);
+  files.set('raw.ts', w.toString());
+  return files;
 }
 
 /** Checks the raw layer keeps: a typed array given for a `T *` must cover a T and hold elements of

@@ -8,6 +8,7 @@ import { overridesFor } from '../semantics/overrides';
 import { cSignature, functionNotes, qualify, rawParamType, type EmitContext } from './raw';
 import { safeIdent } from './model';
 import { Writer } from './writer';
+import { chunkPlan, writeStubs, type StubFn } from './lazy';
 
 /** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
 const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe', 'n', 'call']);
@@ -207,7 +208,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
   codeType: string;
   blocking: boolean;
   oneShot: (p: string) => boolean;
-}): void {
+}): { params: string[]; doc: string } {
   const { model } = ctx;
   const F = fn.name;
   const params = fn.params.map((p, i) => ({ p, i, ident: typedIdent(p.name), sem: sem.params[i].sem, ps: sem.params[i] as ParamSem }));
@@ -448,6 +449,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
   if (slot) w.line(`let ${F}$: Scratch | undefined;`);
   w.line(`let ${F}$c: NativeFunction | undefined;`);
   w.line(`/** ${doc.join(' ')} */`);
+  const result = { params: sig.map((x) => /^[\w$]+/.exec(x)![0]), doc: doc.join(' ') };
   const callbacks = params.filter((x) => x.sem.role === 'callback' && opts.oneShot(x.p.name));
   w.block(`export function ${F}(${sig.join(', ')}): ${retType}`, () => {
     if (opts.blocking) w.line(`assertMayBlock('${F}');`);
@@ -501,6 +503,7 @@ export function emitFunction(ctx: EmitContext, w: Writer, fn: FunctionDecl, sem:
     } else if (outs.length) w.line(`return { result, ${outs.map((o) => `${typedIdent(o.name)}: ${o.value}`).join(', ')} };`);
     else w.line(`return result;`);
   });
+  return result;
 }
 
 function attrDecoder(fn: string, attr: string, cases: { value: string; elem: Elem }[], union: string): string {
@@ -531,7 +534,7 @@ function attrEncoder(fn: string, param: string, attr: string, cases: { value: st
   return `function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { ${lines.join(' ')} default: throw new RangeError(\`${fn}: ${attr} \${a} has no known value type\`); } }`;
 }
 
-export function emitTyped(ctx: EmitContext): string {
+export function emitTyped(ctx: EmitContext): Map<string, string> {
   const { model } = ctx;
   const { ir, spec } = model;
   const status = spec.status;
@@ -561,70 +564,87 @@ export function emitTyped(ctx: EmitContext): string {
   };
   const statusOf = (call: string) => (declaredStatus.k === 'record' ? `(${call} as { ${status.field}: number }).${status.field}` : call);
 
-  const w = new Writer();
-  w.line(ctx.banner);
-  w.line(`// Typed layer of the ${spec.title}: throws ${status.errorClass} (a CudaError) on failure and`);
-  w.line(`// returns out-parameters. Each function calls the C function itself (the raw layer, \`./raw\`, is a`);
-  w.line(`// separate import); types and constants are re-exported.`);
   const blocking = (fn: FunctionDecl) => !!spec.blocking?.test(fn.name);
   const oneShot = (fn: FunctionDecl, p: { name: string }) => (spec.oneShotCallbacks ?? []).includes(`${fn.name}.${p.name}`);
-  const runtimeImports = [
-    'CudaError', 'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'decodeRecord',
-    'decodeRecords', 'int64Arg', 'intError', 'pointerArg', 'readCString', 'recordArg', 'recordArrayArg', 'sameLength', 'scalarArrayArg',
-    'stringArrayArg', 'textFrom', 'addressOf',
-  ];
-  if (ir.functions.some(blocking)) runtimeImports.push('assertMayBlock');
-  if (ir.functions.some((fn) => fn.params.some((p) => oneShot(fn, p)))) runtimeImports.push('oneShotCallback', 'type JsCallback');
-  w.line(`import { ${runtimeImports.join(', ')}, type NativeFunction } from '../../../src/runtime';`);
-  w.line(`import { binder } from './binding';`);
-  w.line(`import * as T from './types';`);
-  w.line(`import { records } from './types';`);
-  w.line(`export * from './types';`);
-  w.line(`export { binder, configure } from './binding';`);
-  w.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];`);
-  w.blank();
+  const support = `'../../../../src/runtime'`;
 
-  // The module's error class and its message lookup (from the library itself, at run time).
-  w.line(`/** A failing ${status.type} from the ${spec.title}. \`name\` is the status name, \`func\` the C function. */`);
-  w.block(`export class ${status.errorClass} extends CudaError`, () => {
-    w.block(`constructor(func: string, code: number)`, () => {
-      w.line(`super('${spec.name}', func, code, T.${codeType}[code] ?? \`${codeType}(\${code})\`, describe(code));`);
+  // typed/shared.ts: the module's error class and its message lookup (from the library itself, at run time)
+  const sh = new Writer();
+  sh.line(ctx.banner);
+  sh.line(`// The ${status.errorClass} class of the ${spec.title} and the failure helper its typed chunks share.`);
+  sh.line(`import { CudaError, readCString } from ${support};`);
+  sh.line(`import { binder } from '../binding';`);
+  sh.line(`import * as T from '../types';`);
+  sh.line(`void [binder, readCString];`);
+  sh.blank();
+  sh.line(`/** A failing ${status.type} from the ${spec.title}. \`name\` is the status name, \`func\` the C function. */`);
+  sh.block(`export class ${status.errorClass} extends CudaError`, () => {
+    sh.block(`constructor(func: string, code: number)`, () => {
+      sh.line(`super('${spec.name}', func, code, T.${codeType}[code] ?? \`${codeType}(\${code})\`, describe(code));`);
     });
   });
-  w.blank();
-  w.line(`let describing = false;`);
-  w.block(`function describe(code: number): string | undefined`, () => {
+  sh.blank();
+  sh.line(`let describing = false;`);
+  sh.block(`function describe(code: number): string | undefined`, () => {
     if (!status.describe) {
-      w.line(`void code;`);
-      w.line(`return undefined;`);
+      sh.line(`void code;`);
+      sh.line(`return undefined;`);
       return;
     }
-    w.line(`if (describing) return undefined; // a failure while describing a failure`);
-    w.line(`describing = true;`);
-    w.block(`try`, () => {
-      w.line(`const fn = binder.native('${status.describe!.fn}');`);
+    sh.line(`if (describing) return undefined; // a failure while describing a failure`);
+    sh.line(`describing = true;`);
+    sh.block(`try`, () => {
+      sh.line(`const fn = binder.native('${status.describe!.fn}');`);
       if (status.describe!.style === 'return') {
-        w.line(`return fn(code) ?? undefined;`);
+        sh.line(`return fn(code) ?? undefined;`);
       } else {
-        w.line(`const out = new BigUint64Array(1);`);
-        w.line(`return fn(code, out) === ${success} ? (readCString(out[0]) ?? undefined) : undefined;`);
+        sh.line(`const out = new BigUint64Array(1);`);
+        sh.line(`return fn(code, out) === ${success} ? (readCString(out[0]) ?? undefined) : undefined;`);
       }
     });
-    w.block(`catch`, () => w.line(`return undefined;`));
-    w.block(`finally`, () => w.line(`describing = false;`));
+    sh.block(`catch`, () => sh.line(`return undefined;`));
+    sh.block(`finally`, () => sh.line(`describing = false;`));
   });
-  w.blank();
-  w.line(`function fail(func: string, code: number): ${status.errorClass} {`);
-  w.line(`  return new ${status.errorClass}(func, code);`);
-  w.line(`}`);
-  w.blank();
+  sh.blank();
+  sh.line(`/** The error a failing status becomes. */`);
+  sh.line(`export function fail(func: string, code: number): ${status.errorClass} {`);
+  sh.line(`  return new ${status.errorClass}(func, code);`);
+  sh.line(`}`);
 
   const overrides = overridesFor(spec.name);
   const sems = resolveModule(model, overrides);
   const insufficient = statusEnum.decl.members.filter((m) => /INSUFFICIENT_SIZE|InsufficientSize/.test(m.name)).map((m) => m.value);
+  const plan = chunkPlan(ir.functions.map((f) => f.name));
+  const chunkWriters = new Map<string, Writer>();
+  const chunkFns = new Map<string, FunctionDecl[]>();
+  for (const fn of ir.functions) chunkFns.set(plan.get(fn.name)!, [...(chunkFns.get(plan.get(fn.name)!) ?? []), fn]);
+  for (const [chunk, fns] of chunkFns) {
+    const cw = new Writer();
+    cw.line(ctx.banner);
+    cw.line(`// Typed layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../index.ts on the first`);
+    cw.line(`// call of one of them. Each function checks its arguments, calls the C function and throws ${status.errorClass}.`);
+    const runtimeImports = [
+      'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'decodeRecord',
+      'decodeRecords', 'int64Arg', 'intError', 'pointerArg', 'readCString', 'recordArg', 'recordArrayArg', 'sameLength', 'scalarArrayArg',
+      'stringArrayArg', 'textFrom', 'addressOf',
+    ];
+    if (fns.some(blocking)) runtimeImports.push('assertMayBlock');
+    if (fns.some((fn) => fn.params.some((p) => oneShot(fn, p)))) runtimeImports.push('oneShotCallback', 'type JsCallback');
+    cw.line(`import { ${runtimeImports.join(', ')}, type NativeFunction } from ${support};`);
+    cw.line(`import { binder } from '../binding';`);
+    cw.line(`import * as T from '../types';`);
+    cw.line(`import { records } from '../types';`);
+    cw.line(`import { fail } from './shared';`);
+    cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];`);
+    cw.blank();
+    chunkWriters.set(chunk, cw);
+  }
+  const stubs: StubFn[] = [];
+  const byName = new Map<string, StubFn>();
   ir.functions.forEach((fn, k) => {
     const answerNames = status.answers?.[fn.name] ?? [];
-    emitFunction(ctx, w, fn, sems[k], overrides, {
+    const chunk = plan.get(fn.name)!;
+    const got = emitFunction(ctx, chunkWriters.get(chunk)!, fn, sems[k], overrides, {
       statusOf,
       isStatus: returnsStatus(fn),
       success,
@@ -636,10 +656,27 @@ export function emitTyped(ctx: EmitContext): string {
       blocking: blocking(fn),
       oneShot: (p) => oneShot(fn, { name: p }),
     });
+    const stub = { name: fn.name, target: fn.name, chunk, params: got.params, doc: got.doc };
+    stubs.push(stub);
+    byName.set(fn.name, stub);
   });
   for (const [alias, target] of Object.entries(ir.aliases)) {
-    w.line(`/** Alias of {@link ${target}} (\`#define ${alias} ${target}\`). */`);
-    w.line(`export const ${alias} = ${target};`);
+    const t = byName.get(target);
+    if (!t) throw new Error(`alias ${alias} of ${target}: no such function`);
+    stubs.push({ ...t, name: alias, doc: `Alias of {@link ${target}} (\`#define ${alias} ${target}\`).` });
   }
-  return w.toString();
+
+  const w = new Writer();
+  w.line(ctx.banner);
+  w.line(`// Typed layer of the ${spec.title}: throws ${status.errorClass} (a CudaError) on failure and`);
+  w.line(`// returns out-parameters. Each function calls the C function itself (the raw layer, \`./raw\`, is a`);
+  w.line(`// separate import); types and constants are re-exported. The functions live in ./typed/<family>.ts,`);
+  w.line(`// each loaded on the first call of one of its functions (see generator/emit/lazy.ts).`);
+  w.line(`export * from './types';`);
+  w.line(`export { binder, configure } from './binding';`);
+  w.line(`export { ${status.errorClass} } from './typed/shared';`);
+  writeStubs(w, 'typed', stubs);
+  const files = new Map<string, string>([['index.ts', w.toString()], ['typed/shared.ts', sh.toString()]]);
+  for (const [chunk, cw] of [...chunkWriters].sort((a, b) => (a[0] < b[0] ? -1 : 1))) files.set(`typed/${chunk}.ts`, cw.toString());
+  return files;
 }

@@ -51,8 +51,12 @@ function outcomeOf(id: number, e: unknown): ChildOutcome {
 
 async function main(): Promise<void> {
   const request = JSON.parse(readFileSync(0, 'utf8')) as ChildRequest;
-  const load = async (module: string, layer: 'typed' | 'raw'): Promise<Record<string, unknown>> =>
-    (await import(join(request.root, 'generated', request.version, module, layer === 'raw' ? 'raw' : 'index'))) as Record<string, unknown>;
+  // The generated entries define their functions at run time (lazy stubs, see generator/emit/lazy.ts),
+  // which an ES import's static scan of a CommonJS module does not see: read the module's exports object.
+  const load = async (module: string, layer: 'typed' | 'raw'): Promise<Record<string, unknown>> => {
+    const ns = (await import(join(request.root, 'generated', request.version, module, layer === 'raw' ? 'raw' : 'index'))) as Record<string, unknown>;
+    return ns.default && typeof ns.default === 'object' ? (ns.default as Record<string, unknown>) : ns;
+  };
 
   if (request.mode === 'list') {
     const listing: ChildListing = {};

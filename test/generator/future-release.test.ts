@@ -2,7 +2,7 @@
 // into its own --out, beside the others, from a toolkit path full of awkward characters; the tree it
 // writes type-checks by itself against the support package.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../generator/cli';
@@ -53,7 +53,10 @@ test('the new function is asked of cuGetProcAddress at 13050 and annotated since
   const storedSync = stored.split('\n').find((l) => l.startsWith('cuCtxSynchronize_v2|'))!;
   expect(binding.split('\n').find((l) => l.startsWith('cuCtxSynchronize_v2|'))!.split('|')[5]).toBe(storedSync.split('|')[5]);
   expect(storedSync.split('|')[5]).toBe('13.0');
-  expect(readFileSync(join(out, 'generated', '13.5', 'driver', 'raw.ts'), 'utf8')).toMatch(
+  // the raw layer's implementations live in its chunk files (raw-layer/<family>.ts); raw.ts declares them
+  const rawDir = join(out, 'generated', '13.5', 'driver', 'raw-layer');
+  expect(readFileSync(join(out, 'generated', '13.5', 'driver', 'raw.ts'), 'utf8')).toMatch(new RegExp(`export declare const ${FUTURE.fn}: typeof \\w+\\.${FUTURE.fn};`));
+  expect(readdirSync(rawDir).map((f) => readFileSync(join(rawDir, f), 'utf8')).join('\n')).toMatch(
     new RegExp(`export function ${FUTURE.fn}\\(dptr: T\\.CUdeviceptr, bytes: [^,]+, flags: number\\)`),
   );
 });

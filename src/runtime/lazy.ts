@@ -1,0 +1,71 @@
+// Lazy module members, for the generated entries (see generator/emit/lazy.ts): a module's functions
+// live in chunk files required on first use, and its enums are built on first access. Both are
+// defined by one loop over a table string: a top-level statement per export costs far more to
+// compile and run at import than the loop.
+import type { NativeFunction } from './binder';
+
+/** Requires a chunk of a generated entry by name (a `switch` of static `require`s). */
+export type ChunkLoader = (chunk: string) => Record<string, unknown>;
+
+/**
+ * A stub taking `n` parameters that calls `get()`'s function with them. Explicit parameters (no rest
+ * or spread) up to 16; the few C functions with more take a rest parameter.
+ */
+function stub(n: number, get: () => NativeFunction): NativeFunction {
+  switch (n) {
+    case 0: return () => get()();
+    case 1: return (a) => get()(a);
+    case 2: return (a, b) => get()(a, b);
+    case 3: return (a, b, c) => get()(a, b, c);
+    case 4: return (a, b, c, d) => get()(a, b, c, d);
+    case 5: return (a, b, c, d, e) => get()(a, b, c, d, e);
+    case 6: return (a, b, c, d, e, f) => get()(a, b, c, d, e, f);
+    case 7: return (a, b, c, d, e, f, g) => get()(a, b, c, d, e, f, g);
+    case 8: return (a, b, c, d, e, f, g, h) => get()(a, b, c, d, e, f, g, h);
+    case 9: return (a, b, c, d, e, f, g, h, i) => get()(a, b, c, d, e, f, g, h, i);
+    case 10: return (a, b, c, d, e, f, g, h, i, j) => get()(a, b, c, d, e, f, g, h, i, j);
+    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => get()(a, b, c, d, e, f, g, h, i, j, k);
+    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => get()(a, b, c, d, e, f, g, h, i, j, k, l);
+    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m);
+    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
+    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
+    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
+    default: return (...args) => get()(...args);
+  }
+}
+
+/**
+ * Defines a generated entry's functions on `exports` as stubs. `table` has one line per chunk:
+ * `Chunk|name/n name=export/n …` (`n` the parameter count; `=export` when the chunk's export has
+ * another name, for `#define` aliases). The first call of a stub requires its chunk and replaces
+ * every function of the chunk on `exports` with the implementation, so later calls through the
+ * module go straight to it; a caller holding a stub keeps calling through it (one extra call).
+ */
+export function lazyFunctions(exports: Record<string, unknown>, table: string, load: ChunkLoader): void {
+  for (const line of table.split('\n')) {
+    const bar = line.indexOf('|');
+    if (bar < 0) continue;
+    const chunk = line.slice(0, bar);
+    const members = line.slice(bar + 1).split(' ');
+    let loaded: Record<string, unknown> | undefined;
+    const bind = (): Record<string, unknown> => {
+      if (loaded) return loaded;
+      const m = load(chunk);
+      for (const member of members) {
+        const eq = member.indexOf('=');
+        const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
+        const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
+        exports[name] = m[target];
+      }
+      return (loaded = m);
+    };
+    for (const member of members) {
+      const slash = member.indexOf('/');
+      const eq = member.indexOf('=');
+      const name = member.slice(0, eq < 0 ? slash : eq);
+      const target = eq < 0 ? name : member.slice(eq + 1, slash);
+      let fn: NativeFunction | undefined;
+      exports[name] = stub(Number(member.slice(slash + 1)), () => (fn ??= bind()[target] as NativeFunction));
+    }
+  }
+}
