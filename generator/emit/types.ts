@@ -152,7 +152,7 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(banner);
   w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
   w.line(`import koffi from 'koffi';`);
-  w.line(`import { lazyRecord, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
+  w.line(`import { lazyEnums, lazyRecord, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
   w.line(`export type { DevicePointer, Handle, Int64, KoffiType, Pointer };`);
   w.line(`void koffi; // used by array-of-array fields`);
   w.blank();
@@ -163,16 +163,21 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(`export const HEADER_VERSION = ${ir.versionNumber};`);
   w.blank();
 
-  // Enums: TS numeric enums give name ↔ value lookup (`CUresult[0] === 'CUDA_SUCCESS'`).
+  // Enums: declared here (types, TSDoc; no JavaScript), their objects built on first access by
+  // lazyEnums from the ENUMS table below, as TypeScript's enums are: name ↔ value lookup
+  // (`CUresult[0] === 'CUDA_SUCCESS'`). Hundreds of enum bodies run at import cost milliseconds.
+  const enumTable: string[] = [];
   for (const e of ir.enums) {
     const ts = model.enumTsName.get(e.name)!;
     w.line(`/** \`${e.name}\` · ${e.header} · CUDA ${ir.cudaVersion} */`);
-    w.block(`export enum ${ts}`, () => {
-      for (const m of e.members) w.line(`${m.name} = ${enumValue(m.value)},`);
+    w.block(`export declare enum ${ts}`, () => {
+      for (const m of e.members) w.line(enumMember(m.name, m.value));
     });
+    enumTable.push(`${ts}|${e.members.map((m) => `${m.name}=${enumTableValue(m.value)}`).join(' ')}`);
     if (bareName(e.name) !== ts && !model.typedefs.has(bareName(e.name))) {
       w.line(`export type ${bareName(e.name)} = ${ts};`);
-      w.line(`export const ${bareName(e.name)} = ${ts};`);
+      w.line(`export declare const ${bareName(e.name)}: typeof ${ts};`);
+      enumTable.push(`${bareName(e.name)}=${ts}`);
     }
     w.blank();
   }
@@ -184,9 +189,21 @@ export function emitTypes(model: TypeModel, banner: string): string {
     if (line) {
       w.line(`/** \`typedef ${formatCType(td.type, td.name)}\` · ${td.header} */`);
       w.lines(line);
+      for (const l of line) {
+        const alias = /^export declare const (\w+): typeof (\w+);$/.exec(l);
+        if (alias) enumTable.push(`${alias[1]}=${alias[2]}`);
+      }
     }
   }
   w.blank();
+  if (enumTable.length) {
+    w.line(`// The enums' values, read on first access (Name|MEMBER=value …, or Alias=Name; see lazyEnums).`);
+    w.line(`const ENUMS = \``);
+    w.lines(enumTable);
+    w.line(`\`;`);
+    w.line(`lazyEnums(module.exports, ENUMS);`);
+    w.blank();
+  }
 
   // Records: an interface for values, and a lazily built koffi type in `records`.
   for (const r of ir.records) {
@@ -292,9 +309,17 @@ function ffiOf(model: TypeModel, t: CType, position: 'param' | 'return'): string
   return `'${model.ffiScalar(kind, position)}'`;
 }
 
-function enumValue(v: string): string {
+function safeInteger(v: string): boolean {
   const n = BigInt(v);
-  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= -BigInt(Number.MAX_SAFE_INTEGER) ? v : `${v}n as unknown as number`;
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= -BigInt(Number.MAX_SAFE_INTEGER);
+}
+/** A member of a declared enum: a value beyond 2^53 is a bigint at run time, which a declared
+ *  (ambient) enum cannot state: the member is left computed, its value in a comment. */
+function enumMember(name: string, v: string): string {
+  return safeInteger(v) ? `${name} = ${v},` : `${name}, // = ${v}n (a bigint)`;
+}
+function enumTableValue(v: string): string {
+  return safeInteger(v) ? String(BigInt(v)) : `${BigInt(v)}n`;
 }
 
 function safeProp(name: string): string {
@@ -311,14 +336,14 @@ function typedefLine(model: TypeModel, name: string, t: CType): string[] | undef
     if (t.name.startsWith('enum ')) {
       const ts = model.enumTsName.get(t.name);
       if (!ts || ts === name) return undefined;
-      return [`export type ${name} = ${ts};`, `export const ${name} = ${ts};`];
+      return [`export type ${name} = ${ts};`, `export declare const ${name}: typeof ${ts};`];
     }
     if (t.name.startsWith('struct ') || t.name.startsWith('union ')) {
       if (!model.records.has(t.name)) return [`export type ${name} = Pointer;`];
       return bareName(t.name) === name ? undefined : [`export type ${name} = ${bareName(t.name)};`];
     }
     const k = model.kind(t);
-    if (k.k === 'enum') return [`export type ${name} = ${t.name};`, `export const ${name} = ${t.name};`];
+    if (k.k === 'enum') return [`export type ${name} = ${t.name};`, `export declare const ${name}: typeof ${t.name};`];
     if (k.k === 'handle' || k.k === 'deviceptr') return [`export type ${name} = ${t.name};`];
   }
   const k = model.kind(t);

@@ -9,4 +9,4 @@ export * from './validate';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';
 export * from './nodeffi';
-export { lazyFunctions, type ChunkLoader } from './lazy';
+export { lazyEnums, lazyFunctions, type ChunkLoader } from './lazy';

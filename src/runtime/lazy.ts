@@ -69,3 +69,51 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
     }
   }
 }
+
+/**
+ * Defines a generated module's enums on `exports`, each built on its first access. `table` has one
+ * line per enum, `Name|MEMBER=value MEMBER=value …` (a value ending in `n` is a bigint), or per alias,
+ * `Alias=Name`. An enum object is what TypeScript's `enum` makes: name → value and value → name
+ * (`CUresult[0] === 'CUDA_SUCCESS'`); the declarations (`export declare enum`) carry the types.
+ */
+export function lazyEnums(exports: Record<string, unknown>, table: string): void {
+  const lines = new Map<string, string>();
+  const built = new Map<string, Record<string | number, string | number>>();
+  const get = (name: string): Record<string | number, string | number> => {
+    let e = built.get(name);
+    if (e) return e;
+    const line = lines.get(name)!;
+    if (line.startsWith('=')) {
+      e = get(line.slice(1));
+    } else {
+      e = {};
+      if (line)
+        for (const m of line.split(' ')) {
+          const eq = m.indexOf('=');
+          const key = m.slice(0, eq);
+          const text = m.slice(eq + 1);
+          const value = text.endsWith('n') ? (BigInt(text.slice(0, -1)) as unknown as number) : Number(text);
+          e[key] = value;
+          e[String(value)] = key;
+        }
+    }
+    built.set(name, e);
+    return e;
+  };
+  for (const line of table.split('\n')) {
+    const sep = line.search(/[|=]/);
+    if (sep < 0) continue;
+    const name = line.slice(0, sep);
+    lines.set(name, line[sep] === '=' ? line.slice(sep) : line.slice(sep + 1));
+    Object.defineProperty(exports, name, {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const value = get(name);
+        // later reads of this module's export are plain property reads
+        Object.defineProperty(exports, name, { value, writable: true, configurable: true, enumerable: true });
+        return value;
+      },
+    });
+  }
+}
