@@ -105,10 +105,13 @@ describeGpu('GPU memory between processes (IPC)', () => {
     let consumer: Promise<Result> | undefined;
     const producer = await run(['--import', TSX, IPC, 'producer'], {}, 120_000, (write, line) => {
       if (!line.handles) return;
-      consumer = run(['--import', TSX, IPC, 'consumer', JSON.stringify(line.handles)], {}, 100_000);
+      consumer = run(['--import', TSX, IPC, 'consumer', JSON.stringify(line.handles)], {}, 60_000);
       void consumer.then(() => write('done\n'), () => write('done\n'));
     });
-    const c = await consumer!;
+    const c = await consumer!.catch((e: Error) => {
+      console.log(`consumer: ${e.message}\nproducer stderr: ${producer.stderr.slice(-2000)}`);
+      throw e;
+    });
     if (c.code !== 0) console.log(c.stderr.slice(-3000), JSON.stringify(c.lines));
     expect(producer.code).toBe(0);
     expect(c.code).toBe(0);
@@ -117,7 +120,7 @@ describeGpu('GPU memory between processes (IPC)', () => {
     expect(got).toMatchObject({ elements: 16 << 20, bad: 0, legacyElements: 1 << 20, badLegacy: 0, eventDone: true });
     expect(got.via).toBe('socket'); // SCM_RIGHTS from the exporter: no ptrace permission or /proc needed
     expect(producer.lines.at(-1)).toEqual({ producerSees: -1 }); // the consumer's write reached the producer's memory
-  });
+  }, 200_000);
 
   test('producer starts the consumer with the pool descriptor in its stdio (no pidfd/procfs)', async () => {
     const r = await run(['--import', TSX, IPC, 'producer', 'spawn'], {}, 120_000);
