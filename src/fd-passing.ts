@@ -237,6 +237,7 @@ function sendWithDescriptor(sock: number, fd: number): boolean {
 }
 
 function handleConnection(conn: Socket): void {
+  conn.unref(); // like the server: a handover in progress never keeps the exporting process alive
   let chunks: Buffer[] = [];
   let length = 0;
   let done = false;
@@ -282,8 +283,10 @@ function handleConnection(conn: Socket): void {
 
 function answer(conn: Socket, token: string): void {
   const fd = served.get(token);
+  // The socket is paused (it never reads the client's FIN), so it is destroyed once the answer is out,
+  // or it would stay open for good.
   if (fd === undefined) {
-    conn.end('0');
+    conn.end('0', () => conn.destroy());
     return;
   }
   const sock = (conn as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
@@ -291,8 +294,8 @@ function answer(conn: Socket, token: string): void {
     conn.destroy();
     return;
   }
-  if (sendWithDescriptor(sock, fd)) conn.end();
-  else conn.end('E');
+  if (sendWithDescriptor(sock, fd)) conn.destroy(); // sendmsg queued the answer in the kernel already
+  else conn.end('E', () => conn.destroy());
 }
 
 /**

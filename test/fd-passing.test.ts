@@ -21,7 +21,7 @@ interface Exporter {
   stderr(): string;
 }
 
-function startExporter(mode: 'serve' | 'block'): Exporter {
+function startExporter(mode: 'serve' | 'block' | 'linger'): Exporter {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', FIXTURE, mode], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
@@ -175,6 +175,22 @@ d('fd-passing across processes', () => {
     const t0 = Date.now();
     expect(() => receiveDescriptor(t.pipe, { timeoutMs: 2000 })).toThrow(/receiveDescriptor: connect to the exporter's descriptor socket failed \(errno 111 ECONNREFUSED/);
     expect(Date.now() - t0).toBeLessThan(3000);
+  }, 30000);
+
+  test('after a handover (and a refused request) nothing keeps the exporter alive: it exits when its own work ends', async () => {
+    const lingering = startExporter('linger');
+    try {
+      const t0 = Date.now();
+      const t = JSON.parse(await lingering.next()) as { pipe: DescriptorTicket };
+      const fd = receiveDescriptor(t.pipe);
+      closeSync(fd);
+      expect(() => receiveDescriptor({ ...t.pipe, token: 'f'.repeat(64) })).toThrow(/does not know this ticket/);
+      const code = await new Promise<number | null>((resolve) => lingering.child.once('exit', (c) => resolve(c)));
+      expect(code).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(6000); // its 2 s timer, not a connection, decided when it ended
+    } finally {
+      await stop(lingering);
+    }
   }, 30000);
 
   test('an exporter whose event loop is blocked makes it time out, in about timeoutMs', async () => {
