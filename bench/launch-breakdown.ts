@@ -42,6 +42,12 @@ function main(): void {
   const f = k.handle;
   const h = stream.handle;
   const emptyTable = new BigUint64Array(0);
+  // CUlaunchConfig without attributes (56 bytes): grid, block, shared memory, stream at 32
+  const exCfg = new Uint8Array(56);
+  const exView = new DataView(exCfg.buffer);
+  [1, 1, 1, 1, 1, 1, 0].forEach((v, i) => exView.setUint32(i * 4, v, true));
+  exView.setBigUint64(32, BigInt(h), true);
+  const launchExK: (...a: Any[]) => number = drv.native('cuLaunchKernelEx');
   const launch = O.launch;
 
   const loop = (one: () => void, sync: () => void): Pass => (ops) => {
@@ -62,13 +68,16 @@ function main(): void {
     'koffi, empty table': loop(() => {
       if (launchK(f, 1, 1, 1, 1, 1, 1, 0, h, emptyTable, null) !== 0) throw new Error('launch');
     }, rawSync),
+    'koffi cuLaunchKernelEx (4 args), NULL params': loop(() => {
+      if (launchExK(exCfg, f, null, null) !== 0) throw new Error('launchEx');
+    }, rawSync),
     'objects launch(), raw sync': loop(() => launch(stream, cfg, k), rawSync),
     'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k), () => stream.synchronize()),
   };
   const reps = Number(process.env.BENCH_REPS ?? 9);
   const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
   const c = got['c (bench.c in process)'] as Any;
-  console.log(`launch_0args breakdown (${reps} interleaved repetitions × 20,000 launches; node ${process.version}):`);
+  console.log(`launch_0args breakdown (${reps} interleaved repetitions × 20,000 launches; node ${process.version}; ffi ${process.env.CUDA_TS_FFI ?? 'koffi'}):`);
   for (const [name, r] of Object.entries(got) as [string, Any][]) {
     if (!('median' in r)) {
       console.log(`  ${name.padEnd(42)} skipped: ${r.skipped}`);
