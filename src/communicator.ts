@@ -7,8 +7,9 @@
 // (the legacy default stream unless `stream` is given); synchronize that stream before reading results.
 // Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
 // on first use, never at import, with an error saying NCCL is needed when it is missing.
-import * as nccl from '../generated/13.0/nccl';
-import * as ncclRaw from '../generated/13.0/nccl/raw';
+import type * as nccl from '../generated/13.0/nccl';
+import type * as NcclRaw from '../generated/13.0/nccl/raw';
+import * as ncclTypes from '../generated/13.0/nccl/types';
 import { CudaLibraryError, isArrayBuffer, isDataView } from './runtime';
 import { Context } from './context';
 import { Device } from './device';
@@ -19,7 +20,25 @@ import { DriverError, raw as driverRaw } from './driver';
 import { openStore, type StoreLimits, type TcpStore } from './distributed/store';
 import { distributedEnvironment } from './distributed/rendezvous';
 
-const { ncclDataType_t: DT, ncclRedOp_t: OP } = nccl;
+const { ncclDataType_t: DT, ncclRedOp_t: OP, ncclResult_t } = ncclTypes;
+
+// NCCL's typed and raw layers load on first use: importing the objects layer loads neither.
+let ncclTyped: typeof nccl | undefined;
+let ncclRawLayer: typeof NcclRaw | undefined;
+/** NCCL's typed layer. */
+function ncclApi(): typeof nccl {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (ncclTyped ??= require('../generated/13.0/nccl') as typeof nccl);
+}
+/** NCCL's raw layer. */
+function ncclRaw(): typeof NcclRaw {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (ncclRawLayer ??= require('../generated/13.0/nccl/raw') as typeof NcclRaw);
+}
+/** NCCL's error for a failed `call`. */
+function ncclError(call: string, status: number): nccl.NcclError {
+  return new (ncclApi().NcclError)(call, status);
+}
 
 /** Element types of NCCL collectives. */
 export type NcclDtype = 'i8' | 'u8' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'bf16' | 'f32' | 'f64' | 'f8e4m3' | 'f8e5m2';
@@ -88,7 +107,7 @@ let ncclLoaded = false;
 export function requireNccl(call: string): void {
   if (ncclLoaded) return;
   try {
-    nccl.binder.library();
+    ncclApi().binder.library();
   } catch (e) {
     if (e instanceof CudaLibraryError) throw new NcclUnavailableError(call, e);
     throw e;
@@ -120,7 +139,7 @@ export interface BroadcastOptions extends CollectiveOptions {
 export type UniqueId = ArrayBufferView | ArrayBuffer | string;
 
 function uniqueIdBytes(id: unknown, call: string): Uint8Array {
-  const n = nccl.NCCL_UNIQUE_ID_BYTES;
+  const n = ncclTypes.NCCL_UNIQUE_ID_BYTES;
   let bytes: Uint8Array;
   if (typeof id === 'string') {
     if (!/^[0-9a-fA-F]*$/.test(id) || id.length !== 2 * n) throw new RangeError(`${call}: a unique id string must be ${2 * n} hex digits, got ${id.length} characters`);
@@ -191,28 +210,28 @@ function destroyNonBlocking(handle: nccl.ncclComm_t): void {
   const settle = (what: string) => {
     const until = Date.now() + 30_000;
     for (;;) {
-      const state = ncclRaw.ncclCommGetAsyncError(handle, asyncState);
-      if (state !== nccl.ncclResult_t.ncclSuccess) throw new nccl.NcclError('ncclCommGetAsyncError', state);
+      const state = ncclRaw().ncclCommGetAsyncError(handle, asyncState);
+      if (state !== ncclResult_t.ncclSuccess) throw ncclError('ncclCommGetAsyncError', state);
       if (asyncState[0] !== NCCL_IN_PROGRESS) return asyncState[0];
       if (Date.now() > until) {
-        ncclRaw.ncclCommAbort(handle);
-        throw new nccl.NcclError(what, NCCL_IN_PROGRESS);
+        ncclRaw().ncclCommAbort(handle);
+        throw ncclError(what, NCCL_IN_PROGRESS);
       }
       Atomics.wait(sleeper, 0, 0, 1);
     }
   };
-  const finalized = ncclRaw.ncclCommFinalize(handle);
-  if (finalized !== nccl.ncclResult_t.ncclSuccess && finalized !== NCCL_IN_PROGRESS) {
-    ncclRaw.ncclCommAbort(handle);
-    throw new nccl.NcclError('ncclCommFinalize', finalized);
+  const finalized = ncclRaw().ncclCommFinalize(handle);
+  if (finalized !== ncclResult_t.ncclSuccess && finalized !== NCCL_IN_PROGRESS) {
+    ncclRaw().ncclCommAbort(handle);
+    throw ncclError('ncclCommFinalize', finalized);
   }
   const state = settle('ncclCommFinalize');
-  if (state !== nccl.ncclResult_t.ncclSuccess) {
-    ncclRaw.ncclCommAbort(handle);
-    throw new nccl.NcclError('ncclCommFinalize', state);
+  if (state !== ncclResult_t.ncclSuccess) {
+    ncclRaw().ncclCommAbort(handle);
+    throw ncclError('ncclCommFinalize', state);
   }
-  const destroyed = ncclRaw.ncclCommDestroy(handle);
-  if (destroyed !== nccl.ncclResult_t.ncclSuccess && destroyed !== NCCL_IN_PROGRESS) throw new nccl.NcclError('ncclCommDestroy', destroyed);
+  const destroyed = ncclRaw().ncclCommDestroy(handle);
+  if (destroyed !== ncclResult_t.ncclSuccess && destroyed !== NCCL_IN_PROGRESS) throw ncclError('ncclCommDestroy', destroyed);
 }
 const asyncState = new Int32Array(1);
 const NCCL_CONFIG_BYTES = 80; // sizeof(ncclConfig_t) of NCCL 2.28
@@ -266,9 +285,9 @@ export class Communicator extends Resource {
     super('Communicator', () => whenNoHostFuncs(() => {
       // A context lost to a sticky error leaves nothing to flush: abort instead of waiting on it.
       const abort = ending.abort || !context.bindForFree();
-      if (abort) nccl.ncclCommAbort(handle);
+      if (abort) ncclApi().ncclCommAbort(handle);
       else if (ending.nonBlocking) destroyNonBlocking(handle);
-      else nccl.ncclCommDestroy(handle);
+      else ncclApi().ncclCommDestroy(handle);
     }), [context]);
     this.handle = handle;
     this.rank = rank;
@@ -305,15 +324,15 @@ export class Communicator extends Resource {
       return ctx;
     });
     const comms = new BigUint64Array(list.length);
-    const status = ncclRaw.ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
-    if (status !== 0) throw new nccl.NcclError('ncclCommInitAll', status);
+    const status = ncclRaw().ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
+    if (status !== 0) throw ncclError('ncclCommInitAll', status);
     return list.map((d, i) => new Communicator(Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
   }
 
   /** A new ncclUniqueId (128 bytes) for initRank; rank 0 usually makes it and sends it to the others. */
   static uniqueId(): Uint8Array {
     requireNccl('Communicator.uniqueId');
-    return nccl.ncclGetUniqueId(); // the 128 opaque bytes of an ncclUniqueId
+    return ncclApi().ncclGetUniqueId(); // the 128 opaque bytes of an ncclUniqueId
   }
 
   /**
@@ -333,7 +352,7 @@ export class Communicator extends Resource {
     const ctx = dev.primaryContext();
     ctx.bind(); // NCCL takes the device of the current context
     const commId: nccl.ncclUniqueId = { internal: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
-    const handle = nccl.ncclCommInitRank(nranks, commId, rank);
+    const handle = ncclApi().ncclCommInitRank(nranks, commId, rank);
     return new Communicator(handle, rank, nranks, dev, ctx);
   }
 
@@ -344,23 +363,23 @@ export class Communicator extends Resource {
   static group<T>(fn: () => T): T {
     if (typeof fn !== 'function') throw new TypeError('Communicator.group: expects a function');
     requireNccl('Communicator.group');
-    nccl.ncclGroupStart();
+    ncclApi().ncclGroupStart();
     let result: T;
     try {
       result = fn();
     } catch (e) {
       try {
-        nccl.ncclGroupEnd();
+        ncclApi().ncclGroupEnd();
       } catch {
         // the error of fn explains more than the group's
       }
       throw e;
     }
     try {
-      nccl.ncclGroupEnd();
+      ncclApi().ncclGroupEnd();
     } catch (e) {
       // non-blocking communicators finish the group in NCCL's threads; they settle before their next call
-      if (e instanceof nccl.NcclError && e.code === NCCL_IN_PROGRESS) groupEpoch++;
+      if (e instanceof ncclApi().NcclError && e.code === NCCL_IN_PROGRESS) groupEpoch++;
       else throw e;
     }
     if (typeof (result as { then?: unknown } | null)?.then === 'function') {
@@ -382,7 +401,7 @@ export class Communicator extends Resource {
     this.fits(call, 'recv', recv, count * bytes);
     const s = this.stream(call, options.stream);
     const [sp, rp] = [send.ptr, recv.ptr];
-    this.run(() => nccl.ncclAllReduce(sp, rp, count, type, op, this.handle, s));
+    this.run(() => ncclApi().ncclAllReduce(sp, rp, count, type, op, this.handle, s));
     return this;
   }
 
@@ -400,7 +419,7 @@ export class Communicator extends Resource {
     this.fits(call, 'recv', recv, count * bytes);
     const s = this.stream(call, options.stream);
     const [sp, rp] = [send.ptr, recv.ptr];
-    this.run(() => nccl.ncclBroadcast(sp, rp, count, type, root, this.handle, s));
+    this.run(() => ncclApi().ncclBroadcast(sp, rp, count, type, root, this.handle, s));
     return this;
   }
 
@@ -418,7 +437,7 @@ export class Communicator extends Resource {
     this.fits(call, 'recv', recv, count * bytes);
     const s = this.stream(call, o.stream);
     const [sp, rp] = [send.ptr, recv.ptr];
-    this.run(() => nccl.ncclReduceScatter(sp, rp, count, type, op, this.handle, s));
+    this.run(() => ncclApi().ncclReduceScatter(sp, rp, count, type, op, this.handle, s));
     return this;
   }
 
@@ -435,15 +454,15 @@ export class Communicator extends Resource {
     this.fits(call, 'recv', recv, count * this.count * bytes);
     const s = this.stream(call, o.stream);
     const [sp, rp] = [send.ptr, recv.ptr];
-    this.run(() => nccl.ncclAllGather(sp, rp, count, type, this.handle, s));
+    this.run(() => ncclApi().ncclAllGather(sp, rp, count, type, this.handle, s));
     return this;
   }
 
   /** An error NCCL hit asynchronously (e.g. a peer failed), or undefined (ncclCommGetAsyncError). */
   asyncError(): nccl.NcclError | undefined {
     this.assertOpen();
-    const result = nccl.ncclCommGetAsyncError(this.handle);
-    return result === nccl.ncclResult_t.ncclSuccess || result === nccl.ncclResult_t.ncclInProgress ? undefined : new nccl.NcclError('ncclCommGetAsyncError', result);
+    const result = ncclApi().ncclCommGetAsyncError(this.handle);
+    return result === ncclResult_t.ncclSuccess || result === ncclResult_t.ncclInProgress ? undefined : ncclError('ncclCommGetAsyncError', result);
   }
 
   /**
@@ -522,11 +541,11 @@ export class Communicator extends Resource {
     ctx.bind(); // NCCL takes the device of the current context
     const out = new BigUint64Array(1);
     const commId: nccl.ncclUniqueId = { internal: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
-    const status = ncclRaw.ncclCommInitRankConfig(out, nranks, commId, rank, ncclConfig(false));
+    const status = ncclRaw().ncclCommInitRankConfig(out, nranks, commId, rank, ncclConfig(false));
     const handle = Number(out[0]) as nccl.ncclComm_t;
     if (status !== 0 && status !== NCCL_IN_PROGRESS) {
-      if (handle !== 0) ncclRaw.ncclCommAbort(handle);
-      throw new nccl.NcclError('ncclCommInitRankConfig', status);
+      if (handle !== 0) ncclRaw().ncclCommAbort(handle);
+      throw ncclError('ncclCommInitRankConfig', status);
     }
     const comm = new Communicator(handle, rank, nranks, dev, ctx);
     comm.nb.nonBlocking = true;
@@ -684,7 +703,7 @@ export class Communicator extends Resource {
       fn();
     } catch (e) {
       // A non-blocking communicator may answer ncclInProgress: the call goes on in NCCL's threads.
-      if (this.nb.nonBlocking && e instanceof nccl.NcclError && e.code === NCCL_IN_PROGRESS) {
+      if (this.nb.nonBlocking && e instanceof ncclApi().NcclError && e.code === NCCL_IN_PROGRESS) {
         this.nb.pending = true;
         return;
       }
@@ -698,7 +717,7 @@ export class Communicator extends Resource {
    */
   private stateSettled(call: string): boolean {
     this.assertOpen();
-    const status = ncclRaw.ncclCommGetAsyncError(this.handle, stateSlot);
+    const status = ncclRaw().ncclCommGetAsyncError(this.handle, stateSlot);
     const result = status !== 0 ? status : stateSlot[0];
     if (result === NCCL_IN_PROGRESS) return false;
     if (result === 0) {
@@ -708,11 +727,11 @@ export class Communicator extends Resource {
     }
     let detail: string | null = null;
     try {
-      detail = ncclRaw.ncclGetLastError(this.handle);
+      detail = ncclRaw().ncclGetLastError(this.handle);
     } catch {
       // the error itself says enough
     }
-    const error = new nccl.NcclError(status !== 0 ? 'ncclCommGetAsyncError' : `${call} (ncclCommGetAsyncError)`, result);
+    const error = ncclError(status !== 0 ? 'ncclCommGetAsyncError' : `${call} (ncclCommGetAsyncError)`, result);
     if (detail) error.message += ` — ${detail}`;
     error.message += '; the communicator was aborted';
     this.abortQuietly();

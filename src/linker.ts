@@ -3,12 +3,19 @@
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
 import * as drv from './driver';
-import * as jit from '../generated/13.0/nvjitlink';
+import type * as jit from '../generated/13.0/nvjitlink';
 import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';
 import { Context, contextOf, describe } from './context';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
+
+let jitModule: typeof jit | undefined;
+/** nvJitLink's typed layer, loaded on first use: importing the objects layer loads none of it. */
+function jitApi(): typeof jit {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (jitModule ??= require('../generated/13.0/nvjitlink') as typeof jit);
+}
 
 /** The kind of a {@link Linker} input: PTX text, CUBIN, LTO-IR (nvJitLink only), fatbin, host object or library. */
 export type LinkInput = 'ptx' | 'cubin' | 'ltoir' | 'fatbin' | 'object' | 'library';
@@ -40,13 +47,14 @@ export interface LinkerOptions {
   context?: Context;
 }
 
-const JIT_INPUT: Record<LinkInput, jit.nvJitLinkInputType> = {
-  ptx: jit.nvJitLinkInputType.NVJITLINK_INPUT_PTX,
-  cubin: jit.nvJitLinkInputType.NVJITLINK_INPUT_CUBIN,
-  ltoir: jit.nvJitLinkInputType.NVJITLINK_INPUT_LTOIR,
-  fatbin: jit.nvJitLinkInputType.NVJITLINK_INPUT_FATBIN,
-  object: jit.nvJitLinkInputType.NVJITLINK_INPUT_OBJECT,
-  library: jit.nvJitLinkInputType.NVJITLINK_INPUT_LIBRARY,
+// enum member names: nvJitLink's module loads on first use, not at import
+const JIT_INPUT: Record<LinkInput, keyof typeof jit.nvJitLinkInputType> = {
+  ptx: 'NVJITLINK_INPUT_PTX',
+  cubin: 'NVJITLINK_INPUT_CUBIN',
+  ltoir: 'NVJITLINK_INPUT_LTOIR',
+  fatbin: 'NVJITLINK_INPUT_FATBIN',
+  object: 'NVJITLINK_INPUT_OBJECT',
+  library: 'NVJITLINK_INPUT_LIBRARY',
 };
 const CU_INPUT: Record<LinkInput, drv.CUjitInputType | undefined> = {
   ptx: drv.CUjitInputType.CU_JIT_INPUT_PTX,
@@ -102,7 +110,7 @@ export class Linker extends Resource {
     if (!options.driver) {
       const opts = [`-arch=${arch}`, ...(options.lto ? ['-lto'] : []), ...(options.options ?? [])];
       try {
-        jitHandle = jit.nvJitLinkCreate(opts);
+        jitHandle = jitApi().nvJitLinkCreate(opts);
       } catch (e) {
         if (!(e instanceof CudaLibraryError || e instanceof CudaSymbolError)) throw e;
         if (options.lto) throw new LinkError('link-time optimization needs libnvJitLink, which could not be loaded', '', e);
@@ -121,7 +129,7 @@ export class Linker extends Resource {
       logs = { error, info, opts, values };
     }
     const ctx = context;
-    super('Linker', jitHandle !== undefined ? () => jit.nvJitLinkDestroy(jitHandle!) : () => drv.release(ctx!, 'cuLinkDestroy', cuState!), [context]);
+    super('Linker', jitHandle !== undefined ? () => jitApi().nvJitLinkDestroy(jitHandle!) : () => drv.release(ctx!, 'cuLinkDestroy', cuState!), [context]);
     this.backend = jitHandle !== undefined ? 'nvJitLink' : 'driver';
     this.arch = arch;
     this.jitHandle = jitHandle;
@@ -134,10 +142,10 @@ export class Linker extends Resource {
   private errorLog(): string {
     try {
       if (this.jitHandle !== undefined) {
-        const n = jit.nvJitLinkGetErrorLogSize(this.jitHandle);
+        const n = jitApi().nvJitLinkGetErrorLogSize(this.jitHandle);
         if (n <= 1) return '';
         const buf = new Uint8Array(n);
-        jit.nvJitLinkGetErrorLog(this.jitHandle, buf);
+        jitApi().nvJitLinkGetErrorLog(this.jitHandle, buf);
         return textFrom(buf);
       }
       return textFrom(this.logs!.error);
@@ -159,7 +167,7 @@ export class Linker extends Resource {
     const bytes = bytesOf(data);
     this.keep.push(bytes);
     try {
-      if (this.jitHandle !== undefined) jit.nvJitLinkAddData(this.jitHandle, JIT_INPUT[kind], bytes, bytes.byteLength, name);
+      if (this.jitHandle !== undefined) jitApi().nvJitLinkAddData(this.jitHandle, jitApi().nvJitLinkInputType[JIT_INPUT[kind]], bytes, bytes.byteLength, name);
       else {
         const t = CU_INPUT[kind];
         if (t === undefined) throw new LinkError(`the driver linker cannot link ${kind} (needs nvJitLink)`, '');
@@ -190,10 +198,10 @@ export class Linker extends Resource {
     if (this.result) return this.result;
     try {
       if (this.jitHandle !== undefined) {
-        jit.nvJitLinkComplete(this.jitHandle);
-        const n = jit.nvJitLinkGetLinkedCubinSize(this.jitHandle);
+        jitApi().nvJitLinkComplete(this.jitHandle);
+        const n = jitApi().nvJitLinkGetLinkedCubinSize(this.jitHandle);
         const out = new Uint8Array(n);
-        jit.nvJitLinkGetLinkedCubin(this.jitHandle, out);
+        jitApi().nvJitLinkGetLinkedCubin(this.jitHandle, out);
         this.result = out;
       } else {
         drv.call(this.context!, 'cuLinkComplete', this.cuState!, drv.out64, drv.out64b);

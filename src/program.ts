@@ -1,9 +1,16 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
-import * as nvrtc from '../generated/13.0/nvrtc';
+import type * as nvrtc from '../generated/13.0/nvrtc';
 import { textFrom } from './runtime';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
+
+let nvrtcModule: typeof nvrtc | undefined;
+/** NVRTC's typed layer, loaded on first use: importing the objects layer loads none of it. */
+function nvrtcApi(): typeof nvrtc {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (nvrtcModule ??= require('../generated/13.0/nvrtc') as typeof nvrtc);
+}
 
 /** Compilation failed: `log` is NVRTC's full log. */
 export class CompileError extends Error {
@@ -79,8 +86,8 @@ export class Program extends Resource {
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
     for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`header ${k} must be source text`);
-    const handle = nvrtc.nvrtcCreateProgram(source, name, headers.map(([, v]) => v), headers.map(([k]) => k));
-    super('Program', () => nvrtc.nvrtcDestroyProgram(handle));
+    const handle = nvrtcApi().nvrtcCreateProgram(source, name, headers.map(([, v]) => v), headers.map(([k]) => k));
+    super('Program', () => nvrtcApi().nvrtcDestroyProgram(handle));
     this.handle = handle;
     this.name = name;
     for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
@@ -90,7 +97,7 @@ export class Program extends Resource {
   addNameExpression(expression: string): this {
     this.assertOpen();
     if (this.compiledWith) throw new Error('addNameExpression must precede compile()');
-    nvrtc.nvrtcAddNameExpression(this.handle, expression);
+    nvrtcApi().nvrtcAddNameExpression(this.handle, expression);
     this.expressions.push(expression);
     return this;
   }
@@ -106,7 +113,7 @@ export class Program extends Resource {
     }
     if (options.lto) opts.push('-dlto');
     try {
-      nvrtc.nvrtcCompileProgram(this.handle, opts);
+      nvrtcApi().nvrtcCompileProgram(this.handle, opts);
     } catch (e) {
       this.lastLog = this.readLog();
       throw new CompileError(this.name, this.lastLog, opts, e);
@@ -118,10 +125,10 @@ export class Program extends Resource {
 
   private readLog(): string {
     try {
-      const n = nvrtc.nvrtcGetProgramLogSize(this.handle);
+      const n = nvrtcApi().nvrtcGetProgramLogSize(this.handle);
       if (n <= 1) return '';
       const buf = new Uint8Array(n);
-      nvrtc.nvrtcGetProgramLog(this.handle, buf);
+      nvrtcApi().nvrtcGetProgramLog(this.handle, buf);
       return textFrom(buf);
     } catch {
       return '';
@@ -142,29 +149,29 @@ export class Program extends Resource {
   /** PTX text (needs a `compute_XY` arch or a virtual arch in the options). */
   get ptx(): string {
     this.assertCompiled('ptx');
-    const n = nvrtc.nvrtcGetPTXSize(this.handle);
+    const n = nvrtcApi().nvrtcGetPTXSize(this.handle);
     const buf = new Uint8Array(n);
-    nvrtc.nvrtcGetPTX(this.handle, buf);
+    nvrtcApi().nvrtcGetPTX(this.handle, buf);
     return textFrom(buf);
   }
 
   /** CUBIN bytes (needs a real `sm_XY` arch: the default). */
   get cubin(): Uint8Array {
     this.assertCompiled('cubin');
-    const n = nvrtc.nvrtcGetCUBINSize(this.handle);
+    const n = nvrtcApi().nvrtcGetCUBINSize(this.handle);
     if (n === 0) throw new Error(`${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
     const buf = new Uint8Array(n);
-    nvrtc.nvrtcGetCUBIN(this.handle, buf);
+    nvrtcApi().nvrtcGetCUBIN(this.handle, buf);
     return buf;
   }
 
   /** LTO-IR bytes (compile with `{ lto: true }`). */
   get ltoir(): Uint8Array {
     this.assertCompiled('ltoir');
-    const n = nvrtc.nvrtcGetLTOIRSize(this.handle);
+    const n = nvrtcApi().nvrtcGetLTOIRSize(this.handle);
     if (n === 0) throw new Error(`${this.name} has no LTO-IR: compile with { lto: true }`);
     const buf = new Uint8Array(n);
-    nvrtc.nvrtcGetLTOIR(this.handle, buf);
+    nvrtcApi().nvrtcGetLTOIR(this.handle, buf);
     return buf;
   }
 
@@ -172,7 +179,7 @@ export class Program extends Resource {
   loweredName(expression: string): string {
     this.assertCompiled('loweredName');
     if (!this.expressions.includes(expression)) throw new Error(`'${expression}' was not registered with addNameExpression()`);
-    const name = nvrtc.nvrtcGetLoweredName(this.handle, expression);
+    const name = nvrtcApi().nvrtcGetLoweredName(this.handle, expression);
     if (!name) throw new Error(`no lowered name for '${expression}'`);
     return name;
   }
@@ -182,7 +189,7 @@ export class Program extends Resource {
     this.assertCompiled('load');
     let cubinSize = 0;
     try {
-      cubinSize = nvrtc.nvrtcGetCUBINSize(this.handle);
+      cubinSize = nvrtcApi().nvrtcGetCUBINSize(this.handle);
     } catch {
       cubinSize = 0;
     }
@@ -191,7 +198,7 @@ export class Program extends Resource {
 
   /** NVRTC's version. */
   static version(): { major: number; minor: number } {
-    return nvrtc.nvrtcVersion();
+    return nvrtcApi().nvrtcVersion();
   }
 }
 

@@ -4,11 +4,18 @@
 // (SIGTERM, then SIGKILL after a grace period) and the launcher exits with the failing rank's status.
 //   cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] script.ts [args...]
 // TypeScript scripts (.ts, .mts, .cts) run under `node --import tsx`; anything else under plain node.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import * as net from 'node:net';
-import { pathToFileURL } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import type * as net from 'node:net';
 import { STORE_TOKEN_ENV, parseAddress } from './store';
+
+// node:child_process, node:crypto, node:net and node:url load when the launcher runs: importing
+// cuda-ts loads none of them.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const childProcess = (): typeof import('node:child_process') => require('node:child_process') as typeof import('node:child_process');
+const crypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');
+const nodeNet = (): typeof net => require('node:net') as typeof net;
+const url = (): typeof import('node:url') => require('node:url') as typeof import('node:url');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What cuda-ts-run was asked to do. */
 export interface LaunchOptions {
@@ -91,7 +98,7 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = net.createServer();
+    const s = nodeNet().createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
       const { port } = s.address() as net.AddressInfo;
@@ -102,7 +109,7 @@ function freePort(): Promise<number> {
 
 /** The node arguments that run `script`: TypeScript through tsx's loader, JavaScript as is. */
 export function nodeArgsFor(script: string): string[] {
-  if (/\.(c|m)?ts$/.test(script)) return ['--import', pathToFileURL(require.resolve('tsx')).href, script];
+  if (/\.(c|m)?ts$/.test(script)) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, script];
   return [script];
 }
 
@@ -127,7 +134,7 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   let token = env[STORE_TOKEN_ENV];
   if (!token) {
     if (nnodes > 1) throw new RangeError(`${call}: set ${STORE_TOKEN_ENV} to the same secret on every node (the store refuses processes without it)`);
-    token = randomBytes(24).toString('hex');
+    token = crypto().randomBytes(24).toString('hex');
   }
   const grace = options.killGraceMs ?? 5000;
   const children: (ChildProcess | undefined)[] = [];
@@ -165,7 +172,7 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
     return await new Promise<number>((resolve) => {
       for (let local = 0; local < nproc; local++) {
         const rank = nodeRank * nproc + local;
-        const child = spawn(process.execPath, [...nodeArgsFor(options.script), ...(options.args ?? [])], {
+        const child = childProcess().spawn(process.execPath, [...nodeArgsFor(options.script), ...(options.args ?? [])], {
           stdio: options.stdio ?? 'inherit',
           detached: true,
           env: {

@@ -9,8 +9,14 @@
 // buffered, so garbage, oversized frames or a wrong token close that one connection, never the server.
 //
 // Wire format: frames of [u32 BE body length][body]; body = [u8 op][u32 BE request id][payload].
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as net from 'node:net';
+import type * as Crypto from 'node:crypto';
+import type * as net from 'node:net';
+
+// node:crypto and node:net load when a store or server is made: importing cuda-ts loads neither.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nodeNet = (): typeof net => require('node:net') as typeof net;
 
 /** The environment variable holding the shared token (set by cuda-ts-run, or by you on every node). */
 export const STORE_TOKEN_ENV = 'CUDA_TS_STORE_TOKEN';
@@ -80,7 +86,7 @@ export function storeToken(token: unknown, call: string): string {
 }
 
 function proof(token: string, role: 'client' | 'server', a: Buffer, b: Buffer): Buffer {
-  return createHmac('sha256', token).update(`${PROTOCOL}/${role}`).update(a).update(b).digest();
+  return crypto().createHmac('sha256', token).update(`${PROTOCOL}/${role}`).update(a).update(b).digest();
 }
 
 function frame(op: Op, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
@@ -249,7 +255,7 @@ export class StoreServer {
     }
     const host = options.host ?? '0.0.0.0';
     return new Promise((resolve, reject) => {
-      const server = net.createServer();
+      const server = nodeNet().createServer();
       server.maxConnections = limits.maxConnections;
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -294,7 +300,7 @@ export class StoreServer {
     this.connections.add(conn);
     socket.setNoDelay(true);
     const reader = new FrameReader(this.limits.maxMessageBytes);
-    const nonce = randomBytes(NONCE_BYTES);
+    const nonce = crypto().randomBytes(NONCE_BYTES);
     let authed = false;
     const handshake = setTimeout(() => this.refuse(conn, 'no authentication within the handshake timeout'), this.limits.handshakeTimeoutMs);
     handshake.unref();
@@ -317,7 +323,7 @@ export class StoreServer {
             if (f.op !== Op.Auth || f.payload.length !== 2 * NONCE_BYTES) throw new StoreError('expected authentication');
             const clientNonce = f.payload.subarray(0, NONCE_BYTES);
             const want = proof(this.token, 'client', nonce, clientNonce);
-            if (!timingSafeEqual(want, f.payload.subarray(NONCE_BYTES))) throw new StoreError('authentication failed: wrong token');
+            if (!crypto().timingSafeEqual(want, f.payload.subarray(NONCE_BYTES))) throw new StoreError('authentication failed: wrong token');
             authed = true;
             clearTimeout(handshake);
             socket.write(frame(Op.Welcome, 0, proof(this.token, 'server', nonce, clientNonce)));
@@ -527,10 +533,10 @@ export class TcpStore {
 
   private static attempt(host: string, port: number, token: string, deadline: number, size: number | undefined, timeoutMs: number, maxMessageBytes: number): Promise<TcpStore> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port });
+      const socket = nodeNet().connect({ host, port });
       socket.setNoDelay(true);
       const reader = new FrameReader(Math.max(maxMessageBytes, 2 * NONCE_BYTES));
-      const clientNonce = randomBytes(NONCE_BYTES);
+      const clientNonce = crypto().randomBytes(NONCE_BYTES);
       let serverNonce: Buffer | undefined;
       const timer = setTimeout(() => {
         socket.destroy();
@@ -548,7 +554,7 @@ export class TcpStore {
               serverNonce = Buffer.from(f.payload);
               socket.write(frame(Op.Auth, 0, Buffer.concat([clientNonce, proof(token, 'client', serverNonce, clientNonce)])));
             } else if (f.op === Op.Welcome && serverNonce) {
-              if (f.payload.length !== 32 || !timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce))) {
+              if (f.payload.length !== 32 || !crypto().timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce))) {
                 return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not know the shared token`));
               }
               clearTimeout(timer);
