@@ -7,9 +7,10 @@
 //     a sticky device error: every call goes through `fail`, so no call site can forget it.
 // No other file of src/ imports the generated driver bindings (test/door.test.ts checks it); they get
 // types, enums and constants from here too.
-import { DriverError } from '../generated/13.0/driver';
+// DriverError and the binder from their own files: the typed layer's entry (hundreds of stubs) is not loaded
+import { DriverError } from '../generated/13.0/driver/typed/shared';
 import * as raw from '../generated/13.0/driver/raw';
-import { binder } from '../generated/13.0/driver/raw';
+import { binder } from '../generated/13.0/driver/binding';
 import * as T from '../generated/13.0/driver/types';
 import { CudaError, type NativeFunction } from './runtime';
 
