@@ -5,7 +5,7 @@
 import koffi, { type TypeObject } from 'koffi';
 import { CudaSymbolError } from './errors';
 import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
-import { NodeFfiLibrary, nodeFfiUnavailableReason } from './nodeffi';
+import type { NodeFfiLibrary } from './nodeffi';
 import { requirement, versionString } from './versions';
 
 /** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
@@ -57,7 +57,6 @@ export type BindingTable = string;
  */
 export class Binder {
   private lib: LoadedLibrary | undefined;
-  private table: Map<string, string> | undefined;
   private options: BinderOptions;
   private bound = 0;
   private procAddress: NativeFunction | undefined;
@@ -176,6 +175,9 @@ export class Binder {
    */
   private bindNode(name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | string {
     if (this.nodeLib === undefined) {
+      // the node:ffi backend loads only when asked for (CUDA_TS_FFI=node or configure({ ffi: 'node' }))
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { NodeFfiLibrary, nodeFfiUnavailableReason } = require('./nodeffi') as typeof import('./nodeffi');
       const why = nodeFfiUnavailableReason();
       if (why) this.nodeLib = why;
       else {
@@ -195,12 +197,12 @@ export class Binder {
 
   /** Binds `name` from the module's binding table (see BindingTable). */
   native(name: string): NativeFunction {
-    if (!this.table) {
-      this.table = new Map();
-      for (const line of this.bindings.split('\n')) if (line) this.table.set(line.slice(0, line.indexOf('|')), line);
-    }
-    const line = this.table.get(name);
-    if (line === undefined) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
+    // the line is found in the table text: a first call splits no table of hundreds of lines
+    const t = this.bindings;
+    const at = t.startsWith(`${name}|`) ? 0 : t.indexOf(`\n${name}|`) + 1;
+    if (at === 0 && !t.startsWith(`${name}|`)) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
+    const end = t.indexOf('\n', at);
+    const line = end < 0 ? t.slice(at) : t.slice(at, end);
     const [, symbol, ptds, result, params, since, proc] = line.split('|');
     const type = (t: string): FfiType => (t.startsWith('@') ? this.record(t.slice(1)) : t);
     let procSpec: [string, number, number?] | undefined;

@@ -8,29 +8,31 @@ import type { NativeFunction } from './binder';
 export type ChunkLoader = (chunk: string) => Record<string, unknown>;
 
 /**
- * A stub taking `n` parameters that calls `get()`'s function with them. Explicit parameters (no rest
- * or spread) up to 16; the few C functions with more take a rest parameter.
+ * A stub taking `n` parameters that calls export `target` of the chunk `bind()` loads. Explicit
+ * parameters (no rest or spread) up to 16; the few C functions with more take a rest parameter.
+ * One closure per stub (its context holds `fn`, `target` and `bind`): a module defines hundreds.
  */
-function stub(n: number, get: () => NativeFunction): NativeFunction {
+function stub(n: number, target: string, bind: () => Record<string, unknown>): NativeFunction {
+  let fn: NativeFunction | undefined;
   switch (n) {
-    case 0: return () => get()();
-    case 1: return (a) => get()(a);
-    case 2: return (a, b) => get()(a, b);
-    case 3: return (a, b, c) => get()(a, b, c);
-    case 4: return (a, b, c, d) => get()(a, b, c, d);
-    case 5: return (a, b, c, d, e) => get()(a, b, c, d, e);
-    case 6: return (a, b, c, d, e, f) => get()(a, b, c, d, e, f);
-    case 7: return (a, b, c, d, e, f, g) => get()(a, b, c, d, e, f, g);
-    case 8: return (a, b, c, d, e, f, g, h) => get()(a, b, c, d, e, f, g, h);
-    case 9: return (a, b, c, d, e, f, g, h, i) => get()(a, b, c, d, e, f, g, h, i);
-    case 10: return (a, b, c, d, e, f, g, h, i, j) => get()(a, b, c, d, e, f, g, h, i, j);
-    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => get()(a, b, c, d, e, f, g, h, i, j, k);
-    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => get()(a, b, c, d, e, f, g, h, i, j, k, l);
-    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m);
-    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
-    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
-    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => get()(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
-    default: return (...args) => get()(...args);
+    case 0: return () => (fn ??= bind()[target] as NativeFunction)();
+    case 1: return (a) => (fn ??= bind()[target] as NativeFunction)(a);
+    case 2: return (a, b) => (fn ??= bind()[target] as NativeFunction)(a, b);
+    case 3: return (a, b, c) => (fn ??= bind()[target] as NativeFunction)(a, b, c);
+    case 4: return (a, b, c, d) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d);
+    case 5: return (a, b, c, d, e) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e);
+    case 6: return (a, b, c, d, e, f) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f);
+    case 7: return (a, b, c, d, e, f, g) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g);
+    case 8: return (a, b, c, d, e, f, g, h) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h);
+    case 9: return (a, b, c, d, e, f, g, h, i) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i);
+    case 10: return (a, b, c, d, e, f, g, h, i, j) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j);
+    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k);
+    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l);
+    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m);
+    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
+    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
+    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
+    default: return (...args) => (fn ??= bind()[target] as NativeFunction)(...args);
   }
 }
 
@@ -63,9 +65,9 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
       const slash = member.indexOf('/');
       const eq = member.indexOf('=');
       const name = member.slice(0, eq < 0 ? slash : eq);
-      const target = eq < 0 ? name : member.slice(eq + 1, slash);
-      let fn: NativeFunction | undefined;
-      exports[name] = stub(Number(member.slice(slash + 1)), () => (fn ??= bind()[target] as NativeFunction));
+      let n = 0; // the parameter count, read without a string of its own
+      for (let i = slash + 1; i < member.length; i++) n = n * 10 + member.charCodeAt(i) - 48;
+      exports[name] = stub(n, eq < 0 ? name : member.slice(eq + 1, slash), bind);
     }
   }
 }

@@ -60,24 +60,27 @@ function safeList(dir: string): string[] {
  * the system loader, each with the rule (`how`) that produced it.
  */
 export function libraryCandidates(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): { path: string; how: string }[] {
-  const out: { path: string; how: string }[] = [];
+  return [...candidates(spec, env)];
+}
+
+/** The candidates one by one: a search that finds the library early never lists the Python folders. */
+function* candidates(spec: LibrarySpec, env: NodeJS.ProcessEnv): Generator<{ path: string; how: string }> {
   const override = env[spec.env];
-  if (override) out.push({ path: override, how: `$${spec.env}` });
+  if (override) yield { path: override, how: `$${spec.env}` };
   for (const v of ['CUDA_HOME', 'CUDA_PATH']) {
     const root = env[v];
     if (!root) continue;
     for (const sub of ['lib64', 'lib', join('targets', archDir(), 'lib')]) {
-      for (const so of spec.sonames) out.push({ path: join(root, sub, so), how: `$${v}` });
+      for (const so of spec.sonames) yield { path: join(root, sub, so), how: `$${v}` };
     }
   }
-  for (const so of spec.sonames) out.push({ path: so, how: 'system loader' });
+  for (const so of spec.sonames) yield { path: so, how: 'system loader' };
   for (const dir of ['/usr/local/cuda/lib64', join('/usr/local/cuda/targets', archDir(), 'lib')]) {
-    for (const so of spec.sonames) out.push({ path: join(dir, so), how: 'default toolkit' });
+    for (const so of spec.sonames) yield { path: join(dir, so), how: 'default toolkit' };
   }
   const extra = pipWheelDirs(env);
   if (env.CONDA_PREFIX) extra.push(join(env.CONDA_PREFIX, 'lib'));
-  for (const dir of extra) for (const so of spec.sonames) out.push({ path: join(dir, so), how: 'python/conda' });
-  return out;
+  for (const dir of extra) for (const so of spec.sonames) yield { path: join(dir, so), how: 'python/conda' };
 }
 
 const cache = new Map<string, LoadedLibrary>();
@@ -92,7 +95,7 @@ export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.
   const hit = cache.get(key);
   if (hit) return hit;
   const tried: string[] = [];
-  for (const { path, how } of libraryCandidates(spec, env)) {
+  for (const { path, how } of candidates(spec, env)) {
     const isPath = path.includes('/');
     if (isPath && !existsSync(path)) {
       tried.push(`${path} (${how}): no such file`);
