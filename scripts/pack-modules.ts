@@ -26,7 +26,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MODULES } from '../generator/modules';
 
 const ROOT = resolve(__dirname, '..');
@@ -86,11 +86,12 @@ interface ModuleEntry {
 /** A module's public entry points (ESM wrappers, "exports"); its other files (binding) are internal. */
 const LAYERS = ['index', 'raw', 'types'] as const;
 
-/** Every file of a generated module (`index`, `raw`, `types`, `binding`, … as the generator emits them). */
+/** Every file of a generated module (`index`, `raw`, `types`, `binding`, the chunk files `typed/<family>`
+ *  and `raw-layer/<family>`, … as the generator emits them), as paths relative to the module, `/`-separated. */
 function moduleFiles(e: ModuleEntry): string[] {
-  return readdirSync(join(ROOT, 'generated', e.release, e.module))
+  return (readdirSync(join(ROOT, 'generated', e.release, e.module), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => f.slice(0, -3))
+    .map((f) => f.slice(0, -3).split(sep).join('/'))
     .sort();
 }
 
@@ -291,13 +292,16 @@ function conditional(esm: string, cjs: string): unknown {
   };
 }
 
-const RELATIVE_PARENT = /(?:require\(\s*|from\s+|import\(\s*)["']\.\.\//;
 
-/** Rewrites a generated module's imports of src/runtime to the support package and proves none is left. */
+/** Rewrites a generated module's imports of src/runtime to the support package and proves none is left
+ *  (`file` is `<release>/<module>/<path>`: a chunk file one folder down imports `../` once more). */
 function toSupport(file: string): (text: string) => string {
+  const depth = file.split('/').length - 3; // folders between the module's root and the file
+  const spec = `${'../'.repeat(depth)}${SUPPORT_SPECIFIER}`;
+  const outside = new RegExp(`(?:require\\(\\s*|from\\s+|import\\(\\s*)["'](?:\\.\\./){${depth + 1}}`);
   return (text) => {
-    const out = text.split(`"${SUPPORT_SPECIFIER}"`).join(`"${SUPPORT}"`).split(`'${SUPPORT_SPECIFIER}'`).join(`'${SUPPORT}'`);
-    if (RELATIVE_PARENT.test(out)) throw new Error(`${file}: an import outside the module is left after rewriting ${SUPPORT_SPECIFIER}`);
+    const out = text.split(`"${spec}"`).join(`"${SUPPORT}"`).split(`'${spec}'`).join(`'${SUPPORT}'`);
+    if (outside.test(out)) throw new Error(`${file}: an import outside the module is left after rewriting ${spec}`);
     return out;
   };
 }

@@ -72,9 +72,11 @@ function childScript(kind: 'esm' | 'cjs'): string {
   call('@cuda-ts/driver cuInit', () => mods['@cuda-ts/driver'].cuInit(0));
   call('@cuda-ts/nvrtc nvrtcVersion', () => mods['@cuda-ts/nvrtc'].nvrtcVersion());
   call('cuda-ts/driver cuInit', () => mods['cuda-ts/driver'].cuInit(0));
-  // import and require give the same objects (the ESM entries wrap the CommonJS build).
+  // import and require give the same objects (the ESM entries wrap the CommonJS build). Functions are
+  // lazy stubs until their first call replaces them on the CommonJS exports (the ESM names keep the
+  // stub, which calls the same function), so the module's binder is what proves one instance.
   report.shared = {
-    driver: require('@cuda-ts/driver').cuInit === mods['@cuda-ts/driver'].cuInit,
+    driver: require('@cuda-ts/driver').binder === mods['@cuda-ts/driver'].binder && require('@cuda-ts/driver').DriverError === mods['@cuda-ts/driver'].DriverError,
     support: require('@cuda-ts/runtime-support').CudaError === support.CudaError,
     driverUsesSupport: Object.getPrototypeOf(mods['@cuda-ts/driver'].DriverError) === support.CudaError,
     objects: require('cuda-ts/objects').Device === mods['cuda-ts/objects'].Device,
