@@ -74,6 +74,23 @@ function main(): void {
     'objects launch(), raw sync': loop(() => launch(stream, cfg, k), rawSync),
     'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k), () => stream.synchronize()),
   };
+  // The objects layer of an earlier commit (bench/before-tree.ts), in the same process and clock
+  const beforeDir = join(REPO_ROOT, 'bench', '.build', 'js-before');
+  if (existsSync(join(beforeDir, 'src', 'index.js'))) {
+    const commit = readFileSync(join(beforeDir, 'COMMIT'), 'utf8').trim();
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const B = require(join(beforeDir, 'src', 'index.js'));
+      B.Device.get(0).setCurrent();
+      const bs = B.Stream.create({ nonBlocking: true });
+      const bk = B.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('empty', []);
+      const bcfg = new B.LaunchConfig({ grid: 1, block: 1 });
+      passes[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk), () => bs.synchronize());
+    } catch (e) {
+      console.log(`objects at ${commit}: not run (${(e as Error).message})`);
+    }
+    dev.setCurrent();
+  }
   const reps = Number(process.env.BENCH_REPS ?? 9);
   const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
   const c = got['c (bench.c in process)'] as Any;
