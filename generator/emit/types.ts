@@ -24,6 +24,22 @@ export function fieldFfi(model: TypeModel, f: Field): string {
   return elementFfi(model, kind);
 }
 
+/** A field's type in the records table (see lazyRecords): `uint32_t`, `&Record`, `T[n]`, `char[n]$`. */
+export function fieldSpec(model: TypeModel, f: Field): string {
+  const kind = model.kind(f.type);
+  if (kind.k === 'array') {
+    const text = kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name);
+    return `${elementSpec(model, kind.of)}[${kind.length}]${text ? '$' : ''}`;
+  }
+  return elementSpec(model, kind);
+}
+
+function elementSpec(model: TypeModel, kind: Kind): string {
+  if (kind.k === 'record') return `&${kind.ts}`;
+  if (kind.k === 'array') return `${elementSpec(model, kind.of)}[${kind.length}]`;
+  return model.ffiScalar(kind, 'field');
+}
+
 function elementFfi(model: TypeModel, kind: Kind): string {
   if (kind.k === 'record') return `records.${kind.ts}`;
   if (kind.k === 'array') return `koffi.array(${elementFfi(model, kind.of)}, ${kind.length})`;
@@ -151,10 +167,11 @@ export function emitTypes(model: TypeModel, banner: string): string {
   const w = new Writer();
   w.line(banner);
   w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
-  w.line(`import koffi from 'koffi';`);
-  w.line(`import { lazyEnums, lazyRecord, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
+  // koffi through the run-time support: a bare \`require('koffi')\` from another folder costs ~2 ms
+  // at import (Node walks node_modules and resolves koffi's package exports once per folder)
+  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
   w.line(`export type { DevicePointer, Handle, Int64, KoffiType, Pointer };`);
-  w.line(`void koffi; // used by array-of-array fields`);
+  w.line(`void koffi; // used by callback prototypes`);
   w.blank();
 
   w.line(`/** The CUDA release these bindings were generated from. */`);
@@ -250,20 +267,24 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.block(`export interface Records`, () => {
     for (const r of ir.records) w.line(`readonly ${bareName(r.name)}: () => KoffiType;`);
   });
-  w.block(`export const records: Records =`, () => {
-    for (const record of ir.records) {
-      const r = { ...record, fields: storageFields(model, record).fields };
-      const { aligns, padBefore, tail } = koffiLayout(model, r);
-      const fields = r.fields.flatMap((f, i) => {
-        const ffi = fieldFfi(model, f);
-        const pad = padBefore[i] ? [`['_pad${f.offset - padBefore[i]}', 'uint8_t', { n: ${padBefore[i]} }]`] : [];
-        if (!aligns[i]) return [...pad, `['${f.name}', ${ffi}]`];
-        return [...pad, ffi.endsWith('}') ? `['${f.name}', ${ffi.slice(0, -2)}, align: ${aligns[i]} }]` : `['${f.name}', ${ffi}, { align: ${aligns[i]} }]`];
-      });
-      if (tail) fields.push(r.kind === 'union' ? `['_pad', 'uint8_t', { n: ${r.size} }]` : `['_pad${r.size - tail}', 'uint8_t', { n: ${tail} }]`);
-      w.line(`${bareName(r.name)}: lazyRecord('${r.kind}', () => [${fields.join(', ')}]),`);
-    }
-  }, ';');
+  // One table string, read by lazyRecords (see there for the format): a line per record costs far
+  // less to load than an entry of JavaScript code per record.
+  const recordTable: string[] = [];
+  for (const record of ir.records) {
+    const r = { ...record, fields: storageFields(model, record).fields };
+    const { aligns, padBefore, tail } = koffiLayout(model, r);
+    const fields = r.fields.flatMap((f, i) => {
+      const pad = padBefore[i] ? [`_pad${f.offset - padBefore[i]}:uint8_t[${padBefore[i]}]`] : [];
+      return [...pad, `${f.name}:${fieldSpec(model, f)}${aligns[i] ? `@${aligns[i]}` : ''}`];
+    });
+    if (tail) fields.push(r.kind === 'union' ? `_pad:uint8_t[${r.size}]` : `_pad${r.size - tail}:uint8_t[${tail}]`);
+    for (const f of fields) if (/[,|\n]/.test(f)) throw new Error(`record ${r.name}: field spec ${f} cannot go in the records table`);
+    recordTable.push(`${bareName(r.name)}|${r.kind}|${fields.join(',')}`);
+  }
+  w.line(`const RECORDS = \``);
+  w.lines(recordTable);
+  w.line(`\`;`);
+  w.line(`export const records = lazyRecords(RECORDS) as unknown as Records;`);
   w.blank();
 
   const protos = ir.typedefs.filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'function');

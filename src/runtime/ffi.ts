@@ -39,6 +39,56 @@ export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], 
   };
 }
 
+/**
+ * A generated module's `records` from one table string, each koffi type built on its first call
+ * (one small closure per record at import, instead of two and an array literal's code). `table` has a
+ * line per record, `Name|struct|field:type,field:type,…` (or `union`). A field's type is a koffi type
+ * name or `&Record` (another record of the table), then `[n]` groups (the last one is the field's
+ * array length, earlier ones arrays inside it: `int32_t[4][2]` is two arrays of four), `$` (a char
+ * array read as a string) and `@a` (explicit alignment).
+ */
+export function lazyRecords(table: string): Record<string, () => KoffiType> {
+  const out: Record<string, () => KoffiType> = {};
+  for (const line of table.split('\n')) {
+    const bar = line.indexOf('|');
+    if (bar < 0) continue;
+    let type: KoffiType | undefined;
+    out[line.slice(0, bar)] = () => (type ??= buildRecord(line.slice(bar + 1), out));
+  }
+  return out;
+}
+
+function buildRecord(spec: string, records: Record<string, () => KoffiType>): KoffiType {
+  const bar = spec.indexOf('|');
+  const members: Record<string, string | KoffiType> = {};
+  const fields = spec.slice(bar + 1);
+  if (fields) {
+    for (const field of fields.split(',')) {
+      const colon = field.indexOf(':');
+      let t = field.slice(colon + 1);
+      let align = 0;
+      const at = t.lastIndexOf('@');
+      if (at >= 0) {
+        align = Number(t.slice(at + 1));
+        t = t.slice(0, at);
+      }
+      const text = t.endsWith('$');
+      if (text) t = t.slice(0, -1);
+      const dims: number[] = [];
+      while (t.endsWith(']')) {
+        const open = t.lastIndexOf('[');
+        dims.unshift(Number(t.slice(open + 1, -1)));
+        t = t.slice(0, open);
+      }
+      let base: string | KoffiType = t.startsWith('&') ? records[t.slice(1)]() : t;
+      for (let i = 0; i < dims.length - 1; i++) base = koffi.array(base, dims[i]);
+      const member = dims.length ? koffi.array(base, dims[dims.length - 1], text ? 'String' : 'Array') : base;
+      members[field.slice(0, colon)] = align ? ([align, member] as unknown as KoffiType) : member;
+    }
+  }
+  return spec.slice(0, bar) === 'union' ? koffi.union(members) : koffi.struct(members);
+}
+
 /** Encodes `value` (a plain object) as `type` into `into` (or a new buffer). */
 export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array): Uint8Array {
   const buf = into ?? new Uint8Array(koffi.sizeof(type));
