@@ -63,6 +63,16 @@ describe('lazyEnums', () => {
     expect(Object.getOwnPropertyDescriptor(exports, 'E')!.value).toBe(e); // a plain property once built
     expect(exports.Empty).toEqual({});
   });
+
+  test('an entry re-exporting the getter (export *) gets a plain property on its first read', () => {
+    const types: Record<string, unknown> = { __esModule: true };
+    lazyEnums(types, '\nE|A=0\n');
+    const entry: Record<string, unknown> = {};
+    Object.defineProperty(entry, 'E', Object.getOwnPropertyDescriptor(types, 'E')!); // what TypeScript's export * does
+    const e = entry.E;
+    expect(Object.getOwnPropertyDescriptor(entry, 'E')!.value).toBe(e);
+    expect(types.E).toBe(e); // one enum object for both
+  });
 });
 
 describe('a generated entry', () => {
