@@ -79,39 +79,20 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
  * (`CUresult[0] === 'CUDA_SUCCESS'`); the declarations (`export declare enum`) carry the types.
  */
 export function lazyEnums(exports: Record<string, unknown>, table: string): void {
-  const lines = new Map<string, string>();
-  const built = new Map<string, Record<string | number, string | number>>();
-  const get = (name: string): Record<string | number, string | number> => {
-    let e = built.get(name);
-    if (e) return e;
-    const line = lines.get(name)!;
-    if (line.startsWith('=')) {
-      e = get(line.slice(1));
-    } else {
-      e = {};
-      if (line)
-        for (const m of line.split(' ')) {
-          const eq = m.indexOf('=');
-          const key = m.slice(0, eq);
-          const text = m.slice(eq + 1);
-          const value = text.endsWith('n') ? (BigInt(text.slice(0, -1)) as unknown as number) : Number(text);
-          e[key] = value;
-          e[String(value)] = key;
-        }
-    }
-    built.set(name, e);
-    return e;
-  };
   for (const line of table.split('\n')) {
-    const sep = line.search(/[|=]/);
+    // `Name|members` or `Alias=Name`: the first separator tells which (members hold '=' after the bar)
+    const bar = line.indexOf('|');
+    const eq = line.indexOf('=');
+    const sep = bar < 0 ? eq : eq < 0 || bar < eq ? bar : eq;
     if (sep < 0) continue;
     const name = line.slice(0, sep);
-    lines.set(name, line[sep] === '=' ? line.slice(sep) : line.slice(sep + 1));
+    let built: Record<string | number, string | number> | undefined;
     Object.defineProperty(exports, name, {
       configurable: true,
       enumerable: true,
       get(this: unknown) {
-        const value = get(name);
+        // an alias is its enum's object: read through the module (which builds it once)
+        const value = (built ??= line[sep] === '=' ? (exports[line.slice(sep + 1)] as Record<string | number, string | number>) : enumOf(line, sep + 1));
         // Later reads are plain property reads, on this module and on an entry that re-exports it:
         // `export *` copies this getter as is onto the entry (index, raw), so the object read from,
         // `this`, is the one to redefine (redefining `exports` alone left the entry's copy calling
@@ -122,4 +103,20 @@ export function lazyEnums(exports: Record<string, unknown>, table: string): void
       },
     });
   }
+}
+
+/** An enum object from `MEMBER=value MEMBER=value …` at `from` in `line`: name → value and value → name. */
+function enumOf(line: string, from: number): Record<string | number, string | number> {
+  const e: Record<string | number, string | number> = {};
+  if (from < line.length) {
+    for (const m of line.slice(from).split(' ')) {
+      const eq = m.indexOf('=');
+      const key = m.slice(0, eq);
+      const text = m.slice(eq + 1);
+      const value = text.endsWith('n') ? (BigInt(text.slice(0, -1)) as unknown as number) : Number(text);
+      e[key] = value;
+      e[String(value)] = key;
+    }
+  }
+  return e;
 }
