@@ -3,7 +3,7 @@ import * as drv from './driver';
 import { Context, deviceHandle, describe, init } from './context';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
-import { DEVICE_PROPERTY_TABLE, type DeviceProperties } from './device-properties';
+import type { DeviceProperties } from './device-properties';
 
 export type { DeviceProperties };
 
@@ -104,6 +104,9 @@ export class Device {
     const props: Record<string, number | undefined> = {};
     const fn = drv.native('cuDeviceGetAttribute');
     const value = new Int32Array(1);
+    // the table (140 attributes) loads on the first read of any device's properties, not at import
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { DEVICE_PROPERTY_TABLE } = require('./device-properties') as typeof import('./device-properties');
     for (const [name, attr, old] of DEVICE_PROPERTY_TABLE) {
       const status = fn(value, attr, this.handle);
       if (status === 0) props[name] = value[0];
