@@ -5,4 +5,16 @@ export {
   type OpenStoreOptions, type StoreConnectOptions, type StoreLimits, type StoreServerOptions,
 } from './store';
 export { distributedEnvironment, type DistributedEnvironment } from './rendezvous';
-export { launchRanks, parseLauncherArgs, type LaunchOptions } from './launcher';
+export type { LaunchOptions } from './launcher';
+
+// The launcher (cuda-ts-run's code) loads when one of these is called, not when cuda-ts is imported.
+import type * as Launcher from './launcher';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const launcher = (): typeof Launcher => require('./launcher') as typeof Launcher;
+/** Parses cuda-ts-run's command line (torchrun's spellings --nproc_per_node/--node_rank are accepted). */
+export const parseLauncherArgs: typeof Launcher.parseLauncherArgs = (argv) => launcher().parseLauncherArgs(argv);
+/**
+ * Runs the ranks of this node; resolves with the exit status the launcher should exit with (0 when
+ * every rank exited 0, else the first failing rank's code, or 128 + signal number).
+ */
+export const launchRanks: typeof Launcher.launchRanks = (options) => launcher().launchRanks(options);
