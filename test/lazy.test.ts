@@ -22,6 +22,7 @@ describe('lazyFunctions', () => {
     });
     expect(loads).toEqual([]);
     expect(Object.keys(exports).sort()).toEqual(['barX', 'foo', 'fooA', 'fooB', 'fooWithFlags']);
+    expect(exports.foo).toBe(exports.fooWithFlags); // an alias is its target before loading too
     const stubA = exports.fooA as (a: number, b: number) => number;
     expect(stubA.length).toBe(2);
     expect((exports.fooWithFlags as (a: number) => number).length).toBe(1);

@@ -61,13 +61,16 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
       }
       return (loaded = m);
     };
+    // an alias and its target share one stub, as they share one implementation once loaded
+    const stubs: Record<string, unknown> = {};
     for (const member of members) {
       const slash = member.indexOf('/');
       const eq = member.indexOf('=');
       const name = member.slice(0, eq < 0 ? slash : eq);
+      const target = eq < 0 ? name : member.slice(eq + 1, slash);
       let n = 0; // the parameter count, read without a string of its own
       for (let i = slash + 1; i < member.length; i++) n = n * 10 + member.charCodeAt(i) - 48;
-      exports[name] = stub(n, eq < 0 ? name : member.slice(eq + 1, slash), bind);
+      exports[name] = stubs[target] ??= stub(n, target, bind);
     }
   }
 }
