@@ -195,8 +195,14 @@ function renameError(fn: string, params: readonly unknown[], e: unknown): unknow
 function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }): NativeFunction {
   const names = plan.args.map((_, i) => `a${i}`);
   const conv: Record<Conv, string> = { none: '', u64: 'U', i64: 'I', ptr: 'P' };
-  const call = `f(${plan.args.map((a, i) => (a.conv === 'none' ? names[i] : `${conv[a.conv]}(${names[i]}, ${i})`)).join(', ')})`;
-  const body = plan.result[1] ? `return W(${call});` : `return ${call};`;
+  // A typed array at offset 0 of an unshared buffer (the out-parameter slots of the typed layer) is
+  // turned into its ArrayBuffer here, in this function's own code: in the shared toPointer its
+  // property reads see every shape of every function and cost ~3x the C call.
+  const fast = plan.args.map((a, i) => (a.conv === 'ptr'
+    ? `const p${i} = (typeof a${i} === 'object' && a${i} !== null && a${i}.byteOffset === 0 && ArrayBuffer.isView(a${i}) && a${i}.byteLength !== 0 && !((b = a${i}.buffer) instanceof SharedArrayBuffer)) ? b : P(a${i}, ${i});`
+    : '')).join(' ');
+  const call = `f(${plan.args.map((a, i) => (a.conv === 'none' ? names[i] : a.conv === 'ptr' ? `p${i}` : `${conv[a.conv]}(${names[i]}, ${i})`)).join(', ')})`;
+  const body = `${plan.args.some((a) => a.conv === 'ptr') ? 'let b; ' : ''}${fast} ${plan.result[1] ? `return W(${call});` : `return ${call};`}`;
   const argsCheck = `if (arguments.length !== ${names.length}) throw new TypeError(name + ': expected ${names.length} argument${names.length === 1 ? '' : 's'}, got ' + arguments.length);`;
   const source = `return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) { ${argsCheck} try { ${body} } catch (e) { throw R(name, params, e); } };`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
