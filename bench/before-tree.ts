@@ -4,11 +4,11 @@
 // requires; koffi resolves from the repository's node_modules.
 //   npx tsx bench/before-tree.ts <commit>
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import ts from 'typescript';
+import { join, relative } from 'node:path';
 import { REPO_ROOT } from './common';
+import { transpileTree } from './startup';
 
 export const BEFORE_DIR = join(REPO_ROOT, 'bench', '.build', 'js-before');
 
@@ -20,24 +20,9 @@ function main(): void {
     const tar = execFileSync('git', ['archive', commit, 'src', 'generated/13.0'], { cwd: REPO_ROOT, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', src], { input: tar });
     rmSync(BEFORE_DIR, { recursive: true, force: true });
-    const seen = new Set<string>();
-    const queue = [join(src, 'src', 'index.ts')];
-    const resolveTs = (from: string, spec: string): string | undefined => [`${join(from, spec)}.ts`, join(from, spec, 'index.ts')].find(existsSync);
-    while (queue.length) {
-      const file = queue.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const text = ts.transpileModule(readFileSync(file, 'utf8'), { fileName: file, compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, isolatedModules: true, removeComments: true } }).outputText;
-      const out = join(BEFORE_DIR, relative(src, file).replace(/\.ts$/, '.js'));
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, text);
-      for (const m of text.matchAll(/require\(["'](\.{1,2}\/[^"']+)["']\)/g)) {
-        const dep = resolveTs(dirname(file), m[1].replace(/\.js$/, ''));
-        if (dep) queue.push(dep);
-      }
-    }
+    const files = transpileTree(src, ['src/index'], BEFORE_DIR);
     writeFileSync(join(BEFORE_DIR, 'COMMIT'), `${execFileSync('git', ['rev-parse', '--short', commit], { cwd: REPO_ROOT, encoding: 'utf8' }).trim()}\n`);
-    console.log(`bench/before-tree: ${seen.size} files of ${commit} → ${relative(REPO_ROOT, BEFORE_DIR)}`);
+    console.log(`bench/before-tree: ${files} files of ${commit} → ${relative(REPO_ROOT, BEFORE_DIR)}`);
   } finally {
     rmSync(src, { recursive: true, force: true });
   }

@@ -55,16 +55,25 @@ function resolveTs(fromDir: string, spec: string): string | undefined {
  * repository layout, and how it was made.
  */
 export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'generated/13.0/runtime/index']): { root: string; how: string } {
+  transpileTree(REPO_ROOT, entries, BUILD_DIR);
+  return { root: BUILD_DIR, how: 'typescript.transpileModule of the sources into bench/.build/js (the CommonJS the build ships: comments stripped, docs live in the .d.ts)' };
+}
+
+/**
+ * Transpiles the TypeScript files that `entries` (paths under `root`, without extension) reach through
+ * relative requires into `outDir`, mirroring `root`'s layout; a file whose output is newer is kept.
+ * Returns how many files the tree has.
+ */
+export function transpileTree(root: string, entries: string[], outDir: string): number {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ts = require('typescript') as typeof import('typescript');
   const seen = new Set<string>();
-  const queue = entries.map((e) => resolveTs(REPO_ROOT, e)).filter((f): f is string => !!f);
+  const queue = entries.map((e) => resolveTs(root, e)).filter((f): f is string => !!f);
   while (queue.length) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const rel = relative(REPO_ROOT, file);
-    const outFile = join(BUILD_DIR, rel.replace(/\.ts$/, '.js'));
+    const outFile = join(outDir, relative(root, file).replace(/\.ts$/, '.js'));
     let text: string;
     if (existsSync(outFile) && statSync(outFile).mtimeMs >= statSync(file).mtimeMs) {
       text = readFileSync(outFile, 'utf8');
@@ -81,7 +90,7 @@ export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'gene
       if (dep) queue.push(dep);
     }
   }
-  return { root: BUILD_DIR, how: 'typescript.transpileModule of the sources into bench/.build/js (the CommonJS the build ships: comments stripped, docs live in the .d.ts)' };
+  return seen.size;
 }
 
 export const DIST_ROOT = join(REPO_ROOT, 'dist');
