@@ -213,7 +213,6 @@ export function forget(handle: number): void {
   if (lastBound?.handle === handle) lastBound = undefined;
 }
 
-
 const INVALID_CONTEXT: number = T.CUresult.CUDA_ERROR_INVALID_CONTEXT;
 const INVALID_HANDLE: number = T.CUresult.CUDA_ERROR_INVALID_HANDLE;
 const CONTEXT_IS_DESTROYED: number = T.CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;

@@ -196,8 +196,8 @@ function adapt(fn: NativeFunction, name: string, params: readonly unknown[], pla
   const names = plan.args.map((_, i) => `a${i}`);
   const conv: Record<Conv, string> = { none: '', u64: 'U', i64: 'I', ptr: 'P' };
   // A typed array at offset 0 of an unshared buffer (the out-parameter slots of the typed layer) is
-  // turned into its ArrayBuffer here, in this function's own code: in the shared toPointer its
-  // property reads see every shape of every function and cost ~3x the C call.
+  // turned into its ArrayBuffer here, in this function's own code, so that its property reads stay
+  // monomorphic; the shared toPointer sees every shape of every function and handles the rest.
   const fast = plan.args.map((a, i) => (a.conv === 'ptr'
     ? `const p${i} = (typeof a${i} === 'object' && a${i} !== null && a${i}.byteOffset === 0 && ArrayBuffer.isView(a${i}) && a${i}.byteLength !== 0 && !((b = a${i}.buffer) instanceof SharedArrayBuffer)) ? b : P(a${i}, ${i});`
     : '')).join(' ');
