@@ -16,9 +16,10 @@
 //   "tsx"  node --require tsx/cjs, requiring the .ts sources (tsx's on-disk transform cache is warm
 //          after the first, untimed spawn)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, median } from './common';
+import { rotation } from './interleave';
 
 export interface StartupSample {
   require_ms: number;
@@ -57,6 +58,20 @@ function resolveTs(fromDir: string, spec: string): string | undefined {
 export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'generated/13.0/runtime/index']): { root: string; how: string } {
   transpileTree(REPO_ROOT, entries, BUILD_DIR);
   return { root: BUILD_DIR, how: 'typescript.transpileModule of the sources into bench/.build/js (the CommonJS the build ships: comments stripped, docs live in the .d.ts)' };
+}
+
+/**
+ * A copy of a plain-JS tree (jsTree) in bench/.build/bundle with its entries bundled the way
+ * `npm run build` bundles dist/ (scripts/bundle.ts distEntries). Returns the copy's root.
+ */
+export function bundledTree(root: string): string {
+  const out = join(REPO_ROOT, 'bench', '.build', 'bundle');
+  rmSync(out, { recursive: true, force: true });
+  cpSync(root, out, { recursive: true });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { bundleTree } = require('../scripts/bundle') as typeof import('../scripts/bundle');
+  bundleTree(out);
+  return out;
 }
 
 /**
@@ -226,7 +241,8 @@ process.stdout.write(JSON.stringify({ ms: t1 - t0, result }));
  *   like-for-like comparison with koffi's.
  */
 export function importCases(gpu: boolean): ImportCase[] {
-  const { root } = jsTree(['generated/13.0/driver/index', 'generated/13.0/runtime/index', 'src/index']);
+  // the package as built: one bundled file per entry (scripts/bundle.ts), as `npm run build` ships it
+  const root = bundledTree(jsTree(['generated/13.0/driver/index', 'generated/13.0/runtime/index', 'src/index']).root);
   const js = (p: string) => JSON.stringify(join(root, `${p}.js`));
   const koffiLib = gpu ? "process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1'" : "process.env.CUDA_TS_RUNTIME_LIBRARY || 'libcudart.so.13'";
   const koffiCall = gpu ? "lib.func('int cuDriverGetVersion(void *)')(out)" : "lib.func('int cudaRuntimeGetVersion(void *)')(out)";

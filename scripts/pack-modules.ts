@@ -28,6 +28,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MODULES } from '../generator/modules';
+import { bundleTree } from './bundle';
 
 const ROOT = resolve(__dirname, '..');
 const SCOPE = '@cuda-ts';
@@ -519,6 +520,8 @@ export function packModules(opts: PackOptions = {}): PackResult {
 
   if (opts.build !== false) {
     timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
+    // one file per entry, as `npm run build` makes them (scripts/bundle.ts)
+    timed('bundle', () => bundleTree(dist));
   }
   const names = timed('esm', () => {
     const n = exportNames(dist, entries);

@@ -1,0 +1,234 @@
+// bundle: turns each entry of a compiled CommonJS tree into one file (`npm run build` runs it on dist/).
+//
+//   tsx scripts/bundle.ts [DIST]        (default: dist; bundles the entries listed by distEntries)
+//
+// Why: every file Node loads costs ~0.3–0.5 ms before its code runs (resolution, stat, realpath, read,
+// wrapper compile), and an entry of cuda-ts reached 15–20 files at import. A bundle holds the entry and
+// the files it requires at top level (its "eager graph") inside one folder — its package boundary — so
+// an import reads one file. Files required lazily (a module's chunk files, the node:ffi backend) stay
+// files of their own and load on first use, as before.
+//
+// One instance per file, whatever loads first: each inlined file runs with a module object of its own,
+// registered in require.cache under the file's real path before its code runs, exactly as Node's
+// loader would. A later `require` of that path from anywhere (a chunk file, another bundle that
+// inlined the same file, user code) gets the same exports, and a bundle that finds a file already in
+// require.cache uses that instance instead of its own copy. So one CudaError class, one library cache.
+//
+// Package boundaries: src/runtime is the support package (@cuda-ts/runtime-support when packed) and is
+// never inlined elsewhere; each generated module folder is one package; the objects layer is src/ less
+// src/runtime. A require that leaves the bundle keeps a specifier relative to the bundle's folder, so
+// scripts/pack-modules.ts rewrites the runtime's as before.
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/** The first line of a bundle; a tree whose entry starts with it is not bundled again. */
+export const BUNDLE_BANNER = '// cuda-ts bundle (scripts/bundle.ts):';
+
+/** One bundle to make: the entry file and the folder its inlined files must lie in. */
+export interface BundleSpec {
+  /** The entry, relative to the tree's root (e.g. `generated/13.0/driver/index.js`). */
+  entry: string;
+  /** The package boundary, relative to the root: only files inside it are inlined. */
+  boundary: string;
+  /** Sub-folders of the boundary that are other packages (never inlined). */
+  exclude?: string[];
+  /**
+   * Files required only to re-export their names load when a name is first read (see
+   * lazyReexports), and stay files of their own: the objects layer's entry then loads only what a
+   * program touches.
+   */
+  lazyReexports?: boolean;
+}
+
+const REQUIRE = /\brequire\((["'])([^"'\n]+)\1\)/g;
+
+/** The file a relative specifier names, as Node's CommonJS resolution finds it (x, x.js, x/index.js). */
+function resolveFile(fromDir: string, spec: string): string | undefined {
+  const base = resolve(fromDir, spec);
+  for (const c of [base, `${base}.js`, join(base, 'index.js')]) {
+    if (existsSync(c) && statSync(c).isFile()) return c;
+  }
+  return undefined;
+}
+
+/** A require on an unindented line, outside a function, runs when its file loads: tsc prints top-level statements unindented. */
+function isTopLevel(text: string, at: number): boolean {
+  const lineStart = text.lastIndexOf('\n', at) + 1;
+  if (text.startsWith('??= ', at - 4)) return false; // a lazy re-export (lazyReexports)
+  if (/=>|\bfunction\b/.test(text.slice(lineStart, at))) return false; // in a one-line function
+  return text.charCodeAt(lineStart) !== 32 && text.charCodeAt(lineStart) !== 9;
+}
+
+/**
+ * tsc compiles `export { A } from './a'` to a top-level `var a_1 = require("./a")` and a getter
+ * `get: function () { return a_1.A; }`. Where a module variable is used by such getters only, its
+ * require moves into them (`(a_1 ??= require("./a")).A`): the file loads on the first read of one of
+ * its names instead of at import. A variable used in any other way keeps its eager require.
+ */
+export function lazyReexports(text: string): string {
+  let out = text;
+  for (const m of text.matchAll(/^var (\w+) = require\(("\.[^"]+")\);\n/gm)) {
+    const [line, v, spec] = m;
+    const uses = out.match(new RegExp(`\\b${v}\\b`, 'g'))?.length ?? 0;
+    const getter = new RegExp(`get: function \\(\\) \\{ return ${v}\\.(\\w+); \\}`, 'g');
+    const getters = out.match(getter)?.length ?? 0;
+    if (getters === 0 || uses !== getters + 1) continue;
+    out = out.replace(line, `var ${v};\n`).replace(getter, (_, name: string) => `get: function () { return (${v} ??= require(${spec})).${name}; }`);
+  }
+  return out;
+}
+
+function inside(file: string, dir: string, exclude: string[]): boolean {
+  const within = (d: string): boolean => file.startsWith(d.endsWith(sep) ? d : d + sep);
+  return within(dir) && !exclude.some(within);
+}
+
+/** Forward slashes, and `./` in front of a specifier that does not leave the folder. */
+function specifier(fromDir: string, file: string): string {
+  let rel = relative(fromDir, file).split(sep).join('/');
+  if (rel.endsWith('/index.js')) rel = rel.slice(0, -'/index.js'.length);
+  else if (rel.endsWith('.js')) rel = rel.slice(0, -3);
+  if (rel === 'index') rel = '.';
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+/**
+ * The bundle of `spec` in the tree at `root`, as text: the entry's code with the files of its eager
+ * graph inside the boundary inlined. Returns undefined when the entry is already a bundle.
+ */
+export function bundleEntry(root: string, spec: BundleSpec): { text: string; files: string[] } | undefined {
+  const entry = join(root, spec.entry);
+  const read = (file: string): string => (spec.lazyReexports ? lazyReexports(readFileSync(file, 'utf8')) : readFileSync(file, 'utf8'));
+  const entryText = read(entry);
+  if (entryText.startsWith(BUNDLE_BANNER)) return undefined;
+  const boundary = join(root, spec.boundary);
+  const exclude = (spec.exclude ?? []).map((e) => join(root, e));
+  const bundleDir = dirname(entry);
+  const texts = new Map<string, string>([[entry, entryText]]);
+
+  // the eager graph inside the boundary, in first-required order
+  const order: string[] = [entry];
+  for (let i = 0; i < order.length; i++) {
+    const file = order[i];
+    const text = texts.get(file)!;
+    for (const m of text.matchAll(REQUIRE)) {
+      if (!m[2].startsWith('.') || !isTopLevel(text, m.index!)) continue;
+      const dep = resolveFile(dirname(file), m[2]);
+      if (!dep || texts.has(dep) || !inside(dep, boundary, exclude)) continue;
+      texts.set(dep, read(dep));
+      order.push(dep);
+    }
+  }
+  const key = (file: string): string => relative(bundleDir, file).split(sep).join('/');
+  for (const file of order.slice(1)) {
+    if (key(file).startsWith('..')) throw new Error(`bundle ${spec.entry}: ${file} is outside the entry's folder`);
+  }
+
+  // Every relative require: an inlined file → the bundle's loader; any other file → the real require,
+  // with its specifier made relative to the bundle's folder (where the real require resolves from).
+  const rewrite = (file: string): string =>
+    texts.get(file)!.replace(REQUIRE, (whole, q: string, s: string) => {
+      if (!s.startsWith('.')) return whole;
+      const dep = resolveFile(dirname(file), s);
+      if (!dep) return whole;
+      if (texts.has(dep)) return `__cudaTsRequire(${JSON.stringify(key(dep))})`;
+      return `require(${q}${specifier(bundleDir, dep)}${q})`;
+    });
+
+  const inlined = order.slice(1);
+  const parts: string[] = [
+    `${BUNDLE_BANNER} ${inlined.length + 1} files in one; each keeps its own module object in require.cache. Generated; do not edit.`,
+    "'use strict';",
+    // the loader: a file runs once, under its own path, with its own module object (see the header)
+    'const __cudaTsFiles = {',
+    ...inlined.map((file) => `${JSON.stringify(key(file))}: (function (exports, module, __filename, __dirname) {\n${rewrite(file)}\n}),`),
+    '};',
+    'function __cudaTsRequire(key) {',
+    "  const file = require('path').join(__dirname, key);",
+    '  const cached = require.cache[file];',
+    '  if (cached !== undefined) return cached.exports;',
+    "  const Module = require('module');",
+    '  const m = new Module(file, module);',
+    '  m.filename = file;',
+    '  m.exports = __cudaTsExports();',
+    "  m.paths = Module._nodeModulePaths(require('path').dirname(file));",
+    '  require.cache[file] = m;',
+    '  try {',
+    "    __cudaTsFiles[key].call(m.exports, m.exports, m, file, require('path').dirname(file));",
+    '  } catch (e) {',
+    '    delete require.cache[file];',
+    '    throw e;',
+    '  }',
+    '  m.loaded = true;',
+    '  return m.exports;',
+    '}',
+    // Exports objects start in dictionary mode: a generated module defines hundreds of names, and
+    // adding them one by one to a fast-mode object copies its descriptor array at every step.
+    'function __cudaTsExports() {',
+    '  const o = { a: 0, b: 0 };',
+    '  delete o.a;',
+    '  delete o.b;',
+    '  return o;',
+    '}',
+    // the entry's own code last: it runs as this file, with this module
+    '(function (exports) {',
+    rewrite(entry).replace(/^(["'])use strict\1;\n?/, ''),
+    '}).call(module.exports = __cudaTsExports(), module.exports);',
+  ];
+  return { text: loadFaster(parts.join('\n') + '\n'), files: order.map(key) };
+}
+
+/**
+ * What V8 parses fastest, with the same meaning: (1) ASCII only — one character outside Latin-1 makes
+ * V8 hold and scan the whole file as UTF-16 (twice the memory, a slower scanner), so every non-ASCII
+ * character becomes a `\\uXXXX` escape (they occur only in string, template and regex literals: the
+ * build strips comments); (2) the generated table strings (`const ENUMS = \`…\``, RECORDS, FUNCTIONS,
+ * CHUNKS: multi-line template literals without substitutions) become plain string literals, which
+ * V8 scans several times faster than a template span.
+ */
+export function loadFaster(text: string): string {
+  const tables = text.replace(/\b((?:const|var|let) (?:ENUMS|RECORDS|FUNCTIONS|CHUNKS) = )`([^`\\$]*)`;/g, (_, head: string, body: string) => `${head}${JSON.stringify(body)};`);
+  return tables.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The entries of a dist/ tree: the support code, the objects layer and each module's three entries. */
+export function distEntries(root: string): BundleSpec[] {
+  const out: BundleSpec[] = [];
+  if (existsSync(join(root, 'src/runtime/index.js'))) out.push({ entry: 'src/runtime/index.js', boundary: 'src/runtime' });
+  if (existsSync(join(root, 'src/index.js'))) out.push({ entry: 'src/index.js', boundary: 'src', exclude: ['src/runtime'], lazyReexports: true });
+  const gen = join(root, 'generated');
+  if (existsSync(gen)) {
+    for (const release of readdirSync(gen).sort()) {
+      for (const mod of readdirSync(join(gen, release)).sort()) {
+        const dir = `generated/${release}/${mod}`;
+        for (const layer of ['index.js', 'raw.js', 'types.js']) {
+          if (existsSync(join(root, dir, layer))) out.push({ entry: `${dir}/${layer}`, boundary: dir });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Bundles `specs` in the tree at `root` in place. Every bundle is made from the files as they were
+ * (all are read before any is written), so bundles never contain bundles.
+ * @returns the entries written and how many files each holds
+ */
+export function bundleTree(root: string, specs: BundleSpec[] = distEntries(root)): { entry: string; files: number }[] {
+  const made = specs.map((s) => ({ s, b: bundleEntry(root, s) }));
+  const out: { entry: string; files: number }[] = [];
+  for (const { s, b } of made) {
+    if (!b) continue;
+    writeFileSync(join(root, s.entry), b.text);
+    out.push({ entry: s.entry, files: b.files.length });
+  }
+  return out;
+}
+
+if (require.main === module) {
+  const root = resolve(process.argv[2] ?? 'dist');
+  const done = bundleTree(root);
+  const files = done.reduce((n, d) => n + d.files, 0);
+  console.log(`bundle: ${done.length} entries of ${root} bundled (${files} files in them)`);
+}

@@ -1,0 +1,152 @@
+// scripts/bundle.ts: one file per entry, one instance per file, lazy files stay lazy.
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { BUNDLE_BANNER, bundleEntry, bundleTree, lazyReexports, loadFaster } from '../scripts/bundle';
+
+let root: string;
+
+function write(rel: string, text: string): void {
+  const file = join(root, rel);
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** Runs `code` in a fresh node (require.cache starts empty) and returns what it prints, parsed. */
+function run(code: string): unknown {
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'cuda-ts-bundle-'));
+  // pkg/index.js requires a (top level) and b (inside a function); a requires c; c requires the
+  // entry back (a cycle); ext/x.js lies outside the boundary; loads are counted on globalThis.
+  write('pkg/index.js', [
+    '"use strict";',
+    'globalThis.loads = (globalThis.loads || []).concat("index");',
+    'const a_1 = require("./a");',
+    'const x_1 = require("../ext/x");',
+    'exports.a = a_1;',
+    'exports.x = x_1;',
+    'exports.text = "caf\u00e9 \u2014 \u{1F600}";',
+    'exports.lazyB = () => require("./sub/b");',
+    'exports.table = TABLE;',
+    'const TABLE = `',
+    'one|1',
+    'two|2',
+    '`;',
+  ].join('\n').replace('exports.table = TABLE;\n', '') + '\nexports.table = TABLE;\n');
+  write('pkg/a.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("a");\nconst c_1 = require("./sub/c");\nexports.c = c_1;\nexports.file = __filename;\n');
+  write('pkg/sub/c.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("c");\nconst entry = require("..");\nexports.entrySeenEarly = typeof entry;\nexports.dir = __dirname;\n');
+  write('pkg/sub/b.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("b");\nexports.c = require("./c");\n');
+  write('ext/x.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("x");\nexports.x = 1;\n');
+  write('pkg/bad.js', '"use strict";\nconst f = require("./fails");\nexports.f = f;\n');
+  write('pkg/fails.js', '"use strict";\nglobalThis.failsRan = (globalThis.failsRan || 0) + 1;\nthrow new Error("boom");\n');
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('bundleEntry', () => {
+  it('inlines the eager graph inside the boundary, and nothing else', () => {
+    const b = bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg' })!;
+    expect(b.files).toEqual(['index.js', 'a.js', 'sub/c.js']);
+    expect(b.text.startsWith(BUNDLE_BANNER)).toBe(true);
+    // outside the boundary and lazy requires stay real requires, relative to the bundle's folder
+    expect(b.text).toContain('require("../ext/x")');
+    expect(b.text).toContain('require("./sub/b")');
+  });
+
+  it('runs like the unbundled tree: same order, same values, one instance per file', () => {
+    const before = run(`const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`);
+    bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
+    const after = run(`const m = require('./pkg'); const b = m.lazyB(); console.log(JSON.stringify({ loads: globalThis.loads, text: m.text, table: m.table, file: m.a.file, dir: m.a.c.dir, early: m.a.c.entrySeenEarly, sameC: b.c === m.a.c, sameA: require('./pkg/a') === m.a }))`);
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ loads: ['index', 'a', 'c', 'x', 'b'], sameC: true, sameA: true, early: 'object' });
+    // the bundle is ASCII, and the table became a plain string literal
+    const text = readFileSync(join(root, 'pkg/index.js'), 'utf8');
+    expect(/[^\x00-\x7f]/.test(text)).toBe(false);
+    expect(text).toContain('const TABLE = `'); // not a table name the build converts: left as it is
+  });
+
+  it('uses an instance that is already loaded instead of its own copy', () => {
+    bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
+    const r = run(`const a = require('./pkg/a'); const m = require('./pkg'); console.log(JSON.stringify({ same: m.a === a, loads: globalThis.loads }))`);
+    // a.js (and c.js, which requires the entry: the bundle's real file) loaded from disk first
+    expect(r).toEqual({ same: true, loads: ['a', 'c', 'index', 'x'] });
+  });
+
+  it('forgets a file whose code threw, as Node does, so the next require runs it again', () => {
+    write('pkg/entry2.js', '"use strict";\nexports.load = () => { try { require("./bad"); } catch (e) { return e.message; } };\nconst bad_1 = require("./bad");\n');
+    // the entry fails at import: nothing half-made stays in require.cache
+    bundleTree(root, [{ entry: 'pkg/entry2.js', boundary: 'pkg' }]);
+    const r = run(`let first; try { require('./pkg/entry2'); } catch (e) { first = e.message; } let second; try { require('./pkg/bad'); } catch (e) { second = e.message; } console.log(JSON.stringify({ first, second, ran: globalThis.failsRan }))`);
+    expect(r).toEqual({ first: 'boom', second: 'boom', ran: 2 });
+  });
+
+  it('does not bundle a bundle', () => {
+    bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
+    expect(bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg' })).toBeUndefined();
+  });
+
+  it('keeps an excluded folder out', () => {
+    const b = bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg', exclude: ['pkg/sub'] })!;
+    expect(b.files).toEqual(['index.js', 'a.js']);
+  });
+});
+
+describe('lazyReexports', () => {
+  const compiled = [
+    '"use strict";',
+    'var a_1 = require("./a");',
+    'Object.defineProperty(exports, "A", { enumerable: true, get: function () { return a_1.A; } });',
+    'Object.defineProperty(exports, "B", { enumerable: true, get: function () { return a_1.B; } });',
+    'var c_1 = require("./c");',
+    'Object.defineProperty(exports, "C", { enumerable: true, get: function () { return c_1.C; } });',
+    'c_1.sideEffect();',
+    '',
+  ].join('\n');
+
+  it('moves a require used only by re-export getters into them', () => {
+    const out = lazyReexports(compiled);
+    expect(out).toContain('var a_1;\n');
+    expect(out).toContain('get: function () { return (a_1 ??= require("./a")).A; }');
+    expect(out).toContain('get: function () { return (a_1 ??= require("./a")).B; }');
+  });
+
+  it('keeps a require whose module is used otherwise', () => {
+    const out = lazyReexports(compiled);
+    expect(out).toContain('var c_1 = require("./c");');
+    expect(out).toContain('return c_1.C;');
+  });
+
+  it('loads a re-exported file on the first read of one of its names', () => {
+    write('lazy/index.js', lazyReexports(compiled.replace('c_1.sideEffect();\n', '').replace(/var c_1[^]*$/, '')));
+    write('lazy/a.js', '"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("a");\nexports.A = 1;\nexports.B = 2;\n');
+    bundleTree(root, [{ entry: 'lazy/index.js', boundary: 'lazy', lazyReexports: true }]);
+    const r = run(`const m = require('./lazy'); const before = globalThis.loads ?? []; const a = m.A; const b = m.B; console.log(JSON.stringify({ before, a, b, loads: globalThis.loads }))`);
+    expect(r).toEqual({ before: [], a: 1, b: 2, loads: ['a'] });
+  });
+});
+
+describe('loadFaster', () => {
+  it('escapes non-ASCII characters and turns table templates into string literals with the same value', () => {
+    const src = 'const ENUMS = `\nA|x=1\nB|y=2\n`;\nconst s = "\u00d7 \u2014 \u{1F600}";\nmodule.exports = { ENUMS, s, re: /\u2026/.test("a\u2026") };\n';
+    const out = loadFaster(src);
+    expect(/[^\x00-\x7f]/.test(out)).toBe(false);
+    expect(out).toContain('const ENUMS = "\\nA|x=1\\nB|y=2\\n";');
+    const evalIn = (code: string): unknown => {
+      const module = { exports: {} as unknown };
+      new Function('module', code)(module);
+      return module.exports;
+    };
+    expect(evalIn(out)).toEqual(evalIn(src));
+  });
+
+  it('leaves a template with substitutions or escapes alone', () => {
+    const src = 'const CHUNKS = `a${1}`;\nconst RECORDS = `a\\nb`;\n';
+    expect(loadFaster(src)).toBe(src);
+  });
+});
