@@ -4,6 +4,8 @@
 //   {"impl": NAME, "meta": {...}, "rows": {"<row>": {"median", "unit", "n", "reps"} | {"skipped": why}}}
 //   one untimed warm-up pass, then REPS (5) timed passes, each timed around the whole pass;
 //   rep value = pass_ns / ops ("ns"), bytes / pass_ns ("GB/s"), pass_ms / ops ("ms"); median of the reps.
+// Rows measured interleaved with other implementations (bench/interleave.ts) split each repetition
+// into sub-blocks and take the median of those as the repetition's value (`blocks` keeps them).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -21,6 +23,10 @@ export interface MeasuredRow {
   note?: string;
   /** True when measured interleaved with the other implementations (reps[k] ran next to their reps[k]). */
   interleaved?: boolean;
+  /** Interleaved rows: per repetition, the values of its sub-blocks (reps[k] is their median). */
+  blocks?: number[][];
+  /** Interleaved rows: operations per sub-block. */
+  block_ops?: number;
 }
 export interface SkippedRow {
   skipped: string;

@@ -1,35 +1,97 @@
-// Interleaved measurement: every implementation's pass of a row runs once per repetition, in turn
-// (A B C … A B C …; the order rotates each repetition), so that drift on a shared machine — clock
-// changes, other tenants — lands on all implementations alike and shows as the spread of the
-// per-repetition ratios instead of as a ratio. Verdicts use that spread: PASS when every repetition
-// meets the target, FAIL when none does, "noisy" when the spread crosses it.
-import { type MeasuredRow, type Unit, median, nowNs, summarize } from './common';
+// Interleaved measurement: every implementation of a row runs in the same repetitions, in turn, so
+// that drift on a shared machine — clock changes, other tenants — lands on all implementations alike
+// and shows as the spread of the per-repetition ratios instead of as a ratio. Verdicts use that
+// spread: PASS when every repetition meets the target, FAIL when none does, "noisy" when the spread
+// crosses it.
+//
+// A repetition is robust to one disturbance: each implementation's work of a repetition (`ops`) is
+// split into BLOCKS short sub-blocks, run interleaved with the other implementations' sub-blocks
+// (A B C, B C A, C A B, …: the order rotates every sub-block), and the repetition's value for an
+// implementation is the MEDIAN of its sub-blocks. A preemption, a GC pause or a frequency step hits
+// one sub-block of one implementation; the median drops it, so it cannot move that repetition's
+// value, and so it cannot set the min–max of the per-repetition ratios. The total work measured per
+// row stays `reps × ops` per implementation (BENCH_BLOCKS=1 gives back one pass per repetition).
+import { type MeasuredRow, type Unit, median, nowNs } from './common';
 
 /** One implementation's pass of a row: runs `ops` operations. */
 export type Pass = (ops: number) => void;
 
+/** Sub-blocks per repetition (BENCH_BLOCKS, default 5). */
+export const BLOCKS = Math.max(1, Number(process.env.BENCH_BLOCKS ?? 5) | 0 || 5);
+
 /** A row to measure: its passes by implementation, loop counts and unit. */
 export interface InterleavedRow {
   name: string;
+  /** Operations per implementation per repetition (split over the sub-blocks). */
   ops: number;
+  /** Operations of the one untimed warm-up pass per implementation. */
   warm: number;
   unit: Unit;
   bytesPerOp?: number;
+  /** A sub-block's ops are a multiple of this (BATCH for rows that synchronize every BATCH ops). Default 1. */
+  granule?: number;
+  /** Sub-blocks per repetition (default BLOCKS). */
+  blocks?: number;
   passes: Record<string, Pass>;
 }
 
 /** What an implementation's pass threw, per row (the row is then skipped for it). */
 export type Failures = Record<string, string>;
 
+/** An interleaved row of one implementation: reps[k] is the median of blocks[k]. */
+export interface InterleavedMeasuredRow extends MeasuredRow {
+  interleaved: true;
+  /** Per repetition, the value of each of its sub-blocks (in the row's unit). */
+  blocks: number[][];
+  /** Operations per sub-block. */
+  block_ops: number;
+}
+
+/**
+ * How a repetition's `ops` splits into sub-blocks of a multiple of `granule`: `blocks` sub-blocks
+ * of about ops / blocks each; where the row has fewer granules than that (two 256 MiB copies), one
+ * granule per sub-block and at least three sub-blocks, so that the median still drops an outlier.
+ */
+export function blockPlan(ops: number, granule = 1, blocks = BLOCKS): { blocks: number; opsPerBlock: number } {
+  const g = Math.max(1, Math.round(granule));
+  const b = Math.max(1, Math.round(blocks));
+  const units = Math.max(1, Math.round(ops / g));
+  if (units >= b) return { blocks: b, opsPerBlock: Math.round(units / b) * g };
+  return { blocks: Math.min(b, Math.max(units, 3)), opsPerBlock: g };
+}
+
+/** The order of the implementations for sub-block number `s` (counted over the whole row): `names` rotated left by s. */
+export function rotation<T>(names: readonly T[], s: number): T[] {
+  const k = names.length ? s % names.length : 0;
+  return names.slice(k).concat(names.slice(0, k));
+}
+
+/** A repetition's value from its sub-blocks: their median (one outlier sub-block cannot move it). */
+export function repetitionValue(blockValues: number[]): number {
+  return median(blockValues);
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+/** A timed run's value in the row's unit: ns per op, GB/s (bytes / ns), or ms per op. */
+export function unitValue(dtNs: number, ops: number, unit: Unit, bytesPerOp = 0): number {
+  if (dtNs <= 0) dtNs = 1;
+  return unit === 'GB/s' ? (bytesPerOp * ops) / dtNs : unit === 'ms' ? dtNs / 1e6 / ops : dtNs / ops;
+}
+
 /**
  * Measures one row interleaved: one untimed warm-up pass per implementation, then `reps`
- * repetitions, each running every implementation's pass once.
+ * repetitions; in each, every implementation runs its sub-blocks (see {@link blockPlan}), the
+ * implementations taking turns sub-block by sub-block in rotating order.
+ * @param clock the time source (ns; injectable for tests)
  * @returns per implementation the row (reps in repetition order, so rep k of two implementations
- *   ran next to each other) or why it failed
+ *   ran in the same stretch of time) or why it failed
  */
-export function measureInterleaved(row: InterleavedRow, reps: number): Record<string, MeasuredRow | { skipped: string }> {
+export function measureInterleaved(row: InterleavedRow, reps: number, clock: () => bigint = nowNs): Record<string, InterleavedMeasuredRow | { skipped: string }> {
   const names = Object.keys(row.passes);
-  const out: Record<string, MeasuredRow | { skipped: string }> = {};
+  const out: Record<string, InterleavedMeasuredRow | { skipped: string }> = {};
   const alive = new Set<string>();
   for (const n of names) {
     try {
@@ -39,24 +101,38 @@ export function measureInterleaved(row: InterleavedRow, reps: number): Record<st
       out[n] = { skipped: (e as Error).message ?? String(e) };
     }
   }
-  const values: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const plan = blockPlan(row.ops, row.granule ?? 1, row.blocks ?? BLOCKS);
+  const blocks: Record<string, number[][]> = Object.fromEntries(names.map((n) => [n, []]));
+  let s = 0;
   for (let k = 0; k < reps; k++) {
-    const order = names.slice(k % names.length).concat(names.slice(0, k % names.length));
-    for (const n of order) {
-      if (!alive.has(n)) continue;
-      try {
-        const t0 = nowNs();
-        row.passes[n](row.ops);
-        let dt = Number(nowNs() - t0);
-        if (dt <= 0) dt = 1;
-        values[n].push(row.unit === 'GB/s' ? ((row.bytesPerOp ?? 0) * row.ops) / dt : row.unit === 'ms' ? dt / 1e6 / row.ops : dt / row.ops);
-      } catch (e) {
-        alive.delete(n);
-        out[n] = { skipped: (e as Error).message ?? String(e) };
+    for (const n of names) blocks[n].push([]);
+    for (let j = 0; j < plan.blocks; j++, s++) {
+      for (const n of rotation(names, s)) {
+        if (!alive.has(n)) continue;
+        try {
+          const t0 = clock();
+          row.passes[n](plan.opsPerBlock);
+          const dt = Number(clock() - t0);
+          blocks[n][k].push(unitValue(dt, plan.opsPerBlock, row.unit, row.bytesPerOp));
+        } catch (e) {
+          alive.delete(n);
+          out[n] = { skipped: (e as Error).message ?? String(e) };
+        }
       }
     }
   }
-  for (const n of alive) out[n] = summarize(values[n], row.unit, row.ops);
+  for (const n of alive) {
+    const values = blocks[n].map(repetitionValue);
+    out[n] = {
+      median: round4(median(values)),
+      unit: row.unit,
+      n: plan.blocks * plan.opsPerBlock,
+      reps: values.map(round4),
+      interleaved: true,
+      blocks: blocks[n].map((b) => b.map(round4)),
+      block_ops: plan.opsPerBlock,
+    };
+  }
   return out;
 }
 
@@ -73,6 +149,7 @@ export function ratioStats(a: number[], b: number[]): { median: number; min: num
  */
 export function judge(value: number, spread: [number, number], target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
   const [lo, hi] = spread;
+  void value;
   if (better === 'lower') {
     if (hi <= target) return 'PASS';
     if (lo > target) return 'FAIL';
@@ -80,6 +157,12 @@ export function judge(value: number, spread: [number, number], target: number, b
   }
   if (lo >= target) return 'PASS';
   if (hi < target) return 'FAIL';
-  void value;
   return 'noisy';
+}
+
+/** What a repetition is, in words, for table headers. */
+export function repetitionWords(reps: number, blocks = BLOCKS): string {
+  return blocks > 1
+    ? `${reps} repetitions; in each, every implementation's work is split into ${blocks} sub-blocks run interleaved with the others' (A B C, B C A, …; the order rotates every sub-block) and the repetition's value is the median of its sub-blocks`
+    : `${reps} repetitions; in each, every implementation runs one pass, interleaved with the others' (A B C …; the order rotates every repetition)`;
 }
