@@ -10,8 +10,9 @@
 // with impl names koffi, cuda-ts-raw, cuda-ts-typed, cuda-ts-objects, cuda-ts-startup.
 //
 // Method: the one of bench.c (see its top comment): same PTX (bench/native/kernels.ptx, cuModuleLoadData),
-// one primary context, one CU_STREAM_NON_BLOCKING stream; per row one untimed warm-up pass then 5 timed
-// passes; launches grid 1x1x1 block 1x1x1, a cuStreamSynchronize after every 1000 launches inside the
+// one primary context, one CU_STREAM_NON_BLOCKING stream; per row one untimed warm-up pass then timed
+// passes (the interleaved phase below: BENCH_REPS repetitions, each split into sub-blocks, see
+// bench/interleave.ts; rows outside it: 5 timed passes); launches grid 1x1x1 block 1x1x1, a cuStreamSynchronize after every 1000 launches inside the
 // timed region; every status checked inside the loops; same loop counts (scaled by BENCH_SCALE).
 // Kernel arguments: written once into one koffi.alloc block, a BigUint64Array table of their addresses
 // passed as `void **kernelParams` (the void*[] of bench.c, built once).
@@ -28,7 +29,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALLOC_BYTES, BATCH, COPY_BYTES, Impl, REPO_ROOT, type ImplResult, type MeasuredRow, log, measure, measureAsync, reason, scaled, writeJson } from './common';
 import { hasDist, jsTree, loadModule, measureStartup, type Loader } from './startup';
-import { measureInterleaved } from './interleave';
+import { BLOCKS, measureInterleaved, repetitionWords } from './interleave';
 import { cpSync, rmSync } from 'node:fs';
 
 type Driver = typeof import('../generated/13.0/driver/index');
@@ -172,8 +173,10 @@ function rawPasses(apiIn: RawApi, S: State): Passes {
           if (st !== 0) fail('cuStreamSynchronize', st);
         }
       }
-      const s2 = api.cuStreamSynchronize(stream);
-      if (s2 !== 0) fail('cuStreamSynchronize', s2);
+      if (ops % BATCH) {
+        const s2 = api.cuStreamSynchronize(stream);
+        if (s2 !== 0) fail('cuStreamSynchronize', s2);
+      }
     },
     h2d_pinned_256MiB: copy(true, S.hPinned),
     d2h_pinned_256MiB: copy(false, S.hPinned),
@@ -245,7 +248,7 @@ function typedPasses(cuIn: Driver, S: State): Passes {
         cu.cuMemFreeAsync(cu.cuMemAllocAsync(ALLOC_BYTES, st), st);
         if ((i + 1) % BATCH === 0) cu.cuStreamSynchronize(st);
       }
-      cu.cuStreamSynchronize(st);
+      if (ops % BATCH) cu.cuStreamSynchronize(st);
     },
     h2d_pinned_256MiB: copy(true, S.hPinned),
     d2h_pinned_256MiB: copy(false, S.hPinned),
@@ -260,20 +263,29 @@ function fresh<F extends (...args: never[]) => unknown>(fn: F): F {
   return new Function('__name', `return (${fn.toString()});`)((f: unknown) => f) as F;
 }
 
-/** Row list, loop counts and warm-up counts of bench.c. */
-const ROWS: [name: string, ops: () => number, warm: () => number, unit: 'ns' | 'GB/s', bytes: number][] = [
-  ['cuCtxGetCurrent', () => scaled(1_000_000, 1000), () => scaled(100_000, 1000), 'ns', 0],
-  ['cuDeviceGetAttribute', () => scaled(1_000_000, 1000), () => scaled(100_000, 1000), 'ns', 0],
-  ['launch_0args', () => scaled(20_000, BATCH), () => BATCH, 'ns', 0],
-  ['launch_4args', () => scaled(20_000, BATCH), () => BATCH, 'ns', 0],
-  ['launch_16args', () => scaled(20_000, BATCH), () => BATCH, 'ns', 0],
-  ['launch_sync', () => scaled(5000, 100), () => 100, 'ns', 0],
-  ['event_record_elapsed', () => scaled(5000, 100), () => 100, 'ns', 0],
-  ['alloc_free_async_1MiB', () => scaled(20_000, BATCH), () => BATCH, 'ns', 0],
-  ['h2d_pinned_256MiB', () => scaled(4, 1), () => 1, 'GB/s', COPY_BYTES],
-  ['d2h_pinned_256MiB', () => scaled(4, 1), () => 1, 'GB/s', COPY_BYTES],
-  ['h2d_pageable_256MiB', () => scaled(2, 1), () => 1, 'GB/s', COPY_BYTES],
-  ['d2h_pageable_256MiB', () => scaled(2, 1), () => 1, 'GB/s', COPY_BYTES],
+/**
+ * Row list, loop counts of bench.c (ops per repetition), warm-up counts, and the granule: in the
+ * interleaved phase a repetition's ops split into sub-blocks of a multiple of it (BATCH where the pass
+ * synchronizes every BATCH ops, so that a sub-block amortizes the sync exactly as a whole pass does).
+ * Warm-up: one untimed pass per implementation before the row, long enough that every JS loop runs
+ * optimized code when the timed sub-blocks start: bench.c's counts (100 for launch_sync and
+ * event_record_elapsed, 1000 launches, 100,000 trivial calls) are for C; on a loaded 2-core machine
+ * bench/cpu.ts showed the typed layer's first repetition 30-100% slow after a 100,000-call warm-up
+ * (optimized code not ready yet), in every run, old method and new.
+ */
+const ROWS: [name: string, ops: () => number, warm: () => number, unit: 'ns' | 'GB/s', bytes: number, granule: number][] = [
+  ['cuCtxGetCurrent', () => scaled(1_000_000, 1000), () => scaled(500_000, 1000), 'ns', 0, 1000],
+  ['cuDeviceGetAttribute', () => scaled(1_000_000, 1000), () => scaled(500_000, 1000), 'ns', 0, 1000],
+  ['launch_0args', () => scaled(20_000, BATCH), () => 5 * BATCH, 'ns', 0, BATCH],
+  ['launch_4args', () => scaled(20_000, BATCH), () => 5 * BATCH, 'ns', 0, BATCH],
+  ['launch_16args', () => scaled(20_000, BATCH), () => 5 * BATCH, 'ns', 0, BATCH],
+  ['launch_sync', () => scaled(5000, 100), () => 1000, 'ns', 0, 100],
+  ['event_record_elapsed', () => scaled(5000, 100), () => 1000, 'ns', 0, 100],
+  ['alloc_free_async_1MiB', () => scaled(20_000, BATCH), () => 5 * BATCH, 'ns', 0, BATCH],
+  ['h2d_pinned_256MiB', () => scaled(4, 1), () => 1, 'GB/s', COPY_BYTES, 1],
+  ['d2h_pinned_256MiB', () => scaled(4, 1), () => 1, 'GB/s', COPY_BYTES, 1],
+  ['h2d_pageable_256MiB', () => scaled(2, 1), () => 1, 'GB/s', COPY_BYTES, 1],
+  ['d2h_pageable_256MiB', () => scaled(2, 1), () => 1, 'GB/s', COPY_BYTES, 1],
 ];
 
 async function runPasses(impl: Impl, passes: Passes): Promise<void> {
@@ -534,7 +546,7 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, prese
       O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
       if ((i + 1) % BATCH === 0) stream.synchronize();
     }
-    stream.synchronize();
+    if (ops % BATCH) stream.synchronize();
   }, scaled(20_000, BATCH), BATCH));
 
   // Copies: DeviceBuffer.copyFrom / copyTo with a PinnedHostBuffer or a pageable Uint8Array, on the stream.
@@ -594,8 +606,9 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, prese
 }
 
 // ---------------------------------------------------------------------------------------------
-// Interleaved phase: the rows of bench.c through every implementation, one repetition of each in
-// turn (bench/interleave.ts), C included through libbench.so (bench.c's passes, timed by this clock).
+// Interleaved phase: the rows of bench.c through every implementation, their sub-blocks taking turns
+// in rotating order within each repetition (bench/interleave.ts), C included through libbench.so
+// (bench.c's passes, timed by this clock).
 // ---------------------------------------------------------------------------------------------
 
 /** bench.c's passes in this process (libbench.so from bench/native/build.sh), or why not. */
@@ -662,13 +675,55 @@ function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void
         O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
         if ((i + 1) % BATCH === 0) stream.synchronize();
       }
-      stream.synchronize();
+      if (ops % BATCH) stream.synchronize();
     },
   };
+  // The event and copy rows, as benchObjects measures them, so that they run interleaved with C too
+  // (the copy target compares them per repetition). A failure here leaves them to benchObjects.
+  const extras: { close(): void }[] = [];
+  try {
+    const a = O.Event.create();
+    extras.push(a);
+    const b = O.Event.create();
+    extras.push(b);
+    passes.event_record_elapsed = (ops) => {
+      let ms = 0;
+      for (let i = 0; i < ops; i++) {
+        a.record(stream);
+        b.record(stream);
+        b.synchronize();
+        ms += b.elapsedSince(a);
+      }
+      if (!(ms >= 0)) throw new Error('bad elapsed time');
+    };
+  } catch (e) {
+    log(`objects event_record_elapsed not interleaved: ${reason(e)}`);
+  }
+  try {
+    const big = O.DeviceBuffer.alloc(COPY_BYTES);
+    extras.push(big);
+    const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
+    extras.push(pinned);
+    const pageable = new Uint8Array(COPY_BYTES).fill(2);
+    const copier = (h2d: boolean, host: Any) => (ops: number) => {
+      for (let i = 0; i < ops; i++) {
+        if (h2d) big.copyFrom(host, { stream });
+        else big.copyTo(host, { stream });
+      }
+      stream.synchronize();
+    };
+    passes.h2d_pinned_256MiB = copier(true, pinned);
+    passes.d2h_pinned_256MiB = copier(false, pinned);
+    passes.h2d_pageable_256MiB = copier(true, pageable);
+    passes.d2h_pageable_256MiB = copier(false, pageable);
+  } catch (e) {
+    log(`objects copies not interleaved: ${reason(e)}`);
+  }
   return {
     passes,
     close: () => {
       stream.synchronize();
+      for (const x of extras.reverse()) x.close();
       dA.close();
       dB.close();
       stream.close();
@@ -737,12 +792,12 @@ function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: string, me
     });
   }
   const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
-  meta.interleaved = { implementations: Object.keys(impls), reps, not_run: notes };
+  meta.interleaved = { implementations: Object.keys(impls), reps, blocks_per_rep: BLOCKS, repetition: repetitionWords(reps), not_run: notes };
   const rows: Record<string, Record<string, MeasuredRow | { skipped: string }>> = {};
-  for (const [name, ops, warm, unit, bytes] of ROWS) {
+  for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
     const passes: Record<string, (ops: number) => void> = {};
     for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
-    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, passes }, reps);
+    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, granule, passes }, reps);
     for (const [impl, r] of Object.entries(got)) {
       (rows[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
       log(`${impl.padEnd(24)} ${name.padEnd(24)} ${'median' in r ? `${r.median.toFixed(3).padStart(12)} ${unit}` : `skipped: ${r.skipped}`}`);
