@@ -186,21 +186,50 @@ export interface ImportCase {
   timed: string;
 }
 
-/** Per case: the samples (ms) and their median. */
+/** Per case: one value per round (ms; the median of that round's spawns), their median, and the spawns. */
 export interface ImportResult {
   name: string;
   what: string;
+  /** Per round, the median of its spawns of this case (ms). */
   samples: number[];
   median: number;
   result?: unknown;
+  /** Per round, every spawn's time (ms), in the order they ran. */
+  spawns?: number[][];
 }
 
 /**
- * Import + first call of several cases, interleaved: sample k of every case runs before sample k+1
- * of any (A B C A B C …), each in a fresh process after one untimed round, so that load on a shared
- * machine moves every case alike and the differences between medians stay meaningful.
+ * Import + first call of several cases in fresh processes, interleaved: after one untimed spawn of
+ * each case (OS file cache), `rounds` rounds; in each, every case is spawned `perRound` times, the
+ * cases taking turns in rotating order (A B C, B C A, …), and the round's value for a case is the
+ * median of its spawns. Load on a shared machine moves every case of a round alike, and one slow
+ * spawn (a preemption, a page-cache miss) cannot set the round's value, so the per-round differences
+ * to koffi (bench/import.ts) show the real spread.
  */
-export function measureImports(cases: ImportCase[], samples = 9): ImportResult[] {
+export function measureImports(cases: ImportCase[], rounds = 5, perRound = 3, spawn: (c: ImportCase) => { ms: number; result?: unknown } = spawnImportCase): ImportResult[] {
+  for (const c of cases) spawn(c); // untimed: OS file cache
+  const got = cases.map(() => [] as number[][]);
+  const last: unknown[] = [];
+  let s = 0;
+  for (let k = 0; k < rounds; k++) {
+    for (const g of got) g.push([]);
+    for (let j = 0; j < perRound; j++, s++) {
+      for (const i of rotation(cases.map((_, i) => i), s)) {
+        const r = spawn(cases[i]);
+        got[i][k].push(Math.round(r.ms * 100) / 100);
+        last[i] = r.result;
+      }
+    }
+  }
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return cases.map((c, i) => {
+    const values = got[i].map((round) => r2(median(round)));
+    return { name: c.name, what: c.what, samples: values, median: r2(median(values)), result: last[i], spawns: got[i] };
+  });
+}
+
+/** One fresh `node -e` of an import case: the time of its timed code (ms, measured inside the child) and its result. */
+export function spawnImportCase(c: ImportCase): { ms: number; result?: unknown } {
   const script = (c: ImportCase) => `
 ${c.setup ?? ''}
 const { performance } = require('node:perf_hooks');
@@ -211,22 +240,9 @@ const t1 = performance.now();
 if (typeof result === 'bigint') result = String(result);
 process.stdout.write(JSON.stringify({ ms: t1 - t0, result }));
 `;
-  const runOne = (c: ImportCase): { ms: number; result?: unknown } => {
-    const r = spawnSync(process.execPath, ['-e', script(c)], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: process.env });
-    if (r.status !== 0) throw new Error(`${c.name}: child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-6).join(' | ')}`);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!);
-  };
-  for (const c of cases) runOne(c); // untimed: OS file cache
-  const got = cases.map(() => [] as number[]);
-  const last: unknown[] = [];
-  for (let k = 0; k < samples; k++) {
-    cases.forEach((c, i) => {
-      const s = runOne(c);
-      got[i].push(Math.round(s.ms * 100) / 100);
-      last[i] = s.result;
-    });
-  }
-  return cases.map((c, i) => ({ name: c.name, what: c.what, samples: got[i], median: Math.round(median(got[i]) * 100) / 100, result: last[i] }));
+  const r = spawnSync(process.execPath, ['-e', script(c)], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: process.env });
+  if (r.status !== 0) throw new Error(`${c.name}: child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-6).join(' | ')}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
 /**
