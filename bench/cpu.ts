@@ -18,20 +18,25 @@
 // Diagnostic rows: koffi with an 8-byte Uint8Array sub-view out-param (what the typed layer's Scratch
 // passes), to tell the typed layer's own cost from the cost of the pointer kind it passes.
 //
-// Method: N calls per pass (status checked every call), one untimed warm-up pass per implementation,
-// then REPS passes; the reps of all implementations are interleaved (rep k of every implementation runs
-// before rep k+1 of any) so that frequency drift on a shared 2-core machine hits all alike. Median of
-// the reps, ns per call. Target (issue 5): typed / raw ≤ 1.3×.
+// Method (bench/interleave.ts): one untimed warm-up pass per implementation, then REPS repetitions of
+// N calls per implementation (status checked every call). A repetition splits each implementation's N
+// calls into BLOCKS sub-blocks run interleaved with the other implementations' sub-blocks (the order
+// rotates every sub-block), and its value is the median of its sub-blocks, ns per call; so one
+// preemption or GC pause on this shared 2-core machine moves no repetition. Each ratio is the median of
+// the per-repetition ratios, with their min–max (the spread); target (issue 5): typed / raw ≤ 1.3×,
+// PASS when the whole spread is under it, FAIL when all of it is over, "noisy" when it crosses it.
 import koffi from 'koffi';
-import { SCALE, fmt, log, median, nowNs, resultsDir, table, writeJson } from './common';
+import { SCALE, fmt, log, resultsDir, table, writeJson } from './common';
+import { BLOCKS, judge, measureInterleaved, ratioStats, repetitionWords } from './interleave';
 import { hasDist, loadModule, measureStartup, type Loader, type StartupResult } from './startup';
+import type { MeasuredRow } from './common';
 
 type RuntimeModule = typeof import('../generated/13.0/runtime/index');
 type RuntimeRaw = typeof import('../generated/13.0/runtime/raw');
 import { join } from 'node:path';
 
 const REPS = Math.max(5, Number(process.env.BENCH_CPU_REPS ?? 9) | 0);
-const N = Math.max(10_000, Math.round(1_000_000 * SCALE));
+const N = Math.max(10_000, Math.round((1_000_000 * SCALE) / 1000) * 1000);
 const TARGET_TYPED_VS_RAW = 1.3;
 
 type Pass = (n: number) => void;
@@ -121,16 +126,17 @@ function main(): void {
   }
 
   const names = Object.keys(passes);
-  for (const name of names) passes[name](Math.max(10_000, N / 10)); // warm-up (binds, JIT)
-  const reps: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let k = 0; k < REPS; k++) {
-    for (const name of names) {
-      const t0 = nowNs();
-      passes[name](N);
-      reps[name].push(Number(nowNs() - t0) / N);
-    }
+  // Warm-up: N calls per implementation (N / 10 left the typed layer's first repetition 30-100% slow
+  // here in every run: its optimized code was not ready yet on a loaded machine).
+  const got = measureInterleaved({ name: 'cpu', ops: N, warm: N, unit: 'ns', granule: 1000, passes }, REPS);
+  const rows: Record<string, MeasuredRow> = {};
+  for (const n of names) {
+    const r = got[n];
+    if (!('median' in r)) throw new Error(`${n}: ${r.skipped}`);
+    rows[n] = r;
   }
-  const med: Record<string, number> = Object.fromEntries(names.map((n) => [n, median(reps[n])]));
+  const med: Record<string, number> = Object.fromEntries(names.map((n) => [n, rows[n].median]));
+  const q = (a: string, b: string) => ratioStats(rows[a].reps, rows[b].reps);
 
   // Startup of the runtime module here (no GPU needed: cudaRuntimeGetVersion needs no device), and of
   // the driver module's import alone (no libcuda here: the first call would fail to load it).
@@ -148,19 +154,23 @@ function main(): void {
     tryStartup('cuda-ts/driver import only (no libcuda here)', 'generated/13.0/driver/index', 'typeof m.cuDriverGetVersion', loader);
   }
 
-  const ratioTR = med['getVersion/typed'] / med['getVersion/raw'];
-  const ratioTK = med['getVersion/typed'] / med['getVersion/koffi'];
-  const ratioRK = med['getVersion/raw'] / med['getVersion/koffi'];
-  const ratioTRx = med['getVersion/typed-tsx'] / med['getVersion/raw-tsx'];
-  const x = (a: number, b: number) => `${fmt(a / b, 2)}x`;
+  const qTR = q('getVersion/typed', 'getVersion/raw');
+  const qTK = q('getVersion/typed', 'getVersion/koffi');
+  const qRK = q('getVersion/raw', 'getVersion/koffi');
+  const qTRx = q('getVersion/typed-tsx', 'getVersion/raw-tsx');
+  const verdictTR = judge(qTR.median, [qTR.min, qTR.max], TARGET_TYPED_VS_RAW, 'lower');
+  const x = (a: string, b: string) => {
+    const r = q(a, b);
+    return `${fmt(r.median, 2)}x [${fmt(r.min, 2)}-${fmt(r.max, 2)}]`;
+  };
   const rowsOut = [
-    ['cudaRuntimeGetVersion(int*), js', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw']), fmt(med['getVersion/typed']), x(med['getVersion/raw'], med['getVersion/koffi']), x(med['getVersion/typed'], med['getVersion/koffi']), `${fmt(ratioTR, 2)}x`, `<= ${TARGET_TYPED_VS_RAW}x`, ratioTR <= TARGET_TYPED_VS_RAW ? 'PASS' : 'FAIL'],
-    ['cudaRuntimeGetVersion(int*), tsx', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw-tsx']), fmt(med['getVersion/typed-tsx']), x(med['getVersion/raw-tsx'], med['getVersion/koffi']), x(med['getVersion/typed-tsx'], med['getVersion/koffi']), `${fmt(ratioTRx, 2)}x`, '', 'info'],
+    ['cudaRuntimeGetVersion(int*), js', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw']), fmt(med['getVersion/typed']), x('getVersion/raw', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/raw'), `<= ${TARGET_TYPED_VS_RAW}x`, verdictTR],
+    ['cudaRuntimeGetVersion(int*), tsx', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw-tsx']), fmt(med['getVersion/typed-tsx']), x('getVersion/raw-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/raw-tsx'), '', 'info'],
     ['  koffi, Uint8Array(8) sub-view out-param', fmt(med['getVersion/koffi-u8slot']), '', '', '', '', '', '', 'info'],
-    ['cudaGetLastError() (no args), js', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw']), med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip', x(med['getLastError/raw'], med['getLastError/koffi']), '', med['getLastError/typed'] !== undefined ? x(med['getLastError/typed'], med['getLastError/raw']) : `- (returns ${lastError})`, '', 'info'],
-    ['cudaGetLastError() (no args), tsx', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw-tsx']), '', x(med['getLastError/raw-tsx'], med['getLastError/koffi']), '', '', '', 'info'],
+    ['cudaGetLastError() (no args), js', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw']), med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip', x('getLastError/raw', 'getLastError/koffi'), '', med['getLastError/typed'] !== undefined ? x('getLastError/typed', 'getLastError/raw') : `- (returns ${lastError})`, '', 'info'],
+    ['cudaGetLastError() (no args), tsx', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw-tsx']), '', x('getLastError/raw-tsx', 'getLastError/koffi'), '', '', '', 'info'],
   ];
-  console.log(`\nCPU call overhead against libcudart (ns/call, median of ${REPS} interleaved reps of ${N} calls; node ${process.version}, koffi ${koffi.version ?? '?'})\n`);
+  console.log(`\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the whole spread meets the target, FAIL when none of it does, noisy otherwise.\n`);
   console.log(table(['call, cuda-ts loaded as', 'koffi', 'raw', 'typed', 'raw/koffi', 'typed/koffi', 'typed/raw', 'target', ''], rowsOut));
   if (startup.length) {
     console.log('\nFresh-process import + first call (ms, median of 5 spawns after 1 untimed):\n');
@@ -180,14 +190,17 @@ function main(): void {
       node: process.version,
       koffi: koffi.version,
       cpu_reps: REPS,
-      calls_per_rep: N,
+      calls_per_rep: rows['getVersion/raw'].n,
+      blocks_per_rep: BLOCKS,
       runtime_version: v[0],
       cudaGetLastError_here: lastError,
-      method: 'interleaved reps, one warm-up pass per implementation, median ns/call',
+      method: `one warm-up pass per implementation, then ${repetitionWords(REPS)}; ns/call`,
     },
-    rows: Object.fromEntries(names.map((n) => [n, { median: Math.round(med[n] * 1e4) / 1e4, unit: 'ns', n: N, reps: reps[n].map((x) => Math.round(x * 1e4) / 1e4) }])),
-    ratios: { typed_vs_raw: ratioTR, typed_vs_koffi: ratioTK, raw_vs_koffi: ratioRK, tsx_typed_vs_raw: ratioTRx },
-    targets: { typed_vs_raw: { target: `<= ${TARGET_TYPED_VS_RAW}`, value: ratioTR, pass: ratioTR <= TARGET_TYPED_VS_RAW } },
+    rows,
+    // Medians of the per-repetition ratios (spreads: with their min-max).
+    ratios: { typed_vs_raw: qTR.median, typed_vs_koffi: qTK.median, raw_vs_koffi: qRK.median, tsx_typed_vs_raw: qTRx.median },
+    spreads: { typed_vs_raw: qTR, typed_vs_koffi: qTK, raw_vs_koffi: qRK, tsx_typed_vs_raw: qTRx },
+    targets: { typed_vs_raw: { target: `<= ${TARGET_TYPED_VS_RAW}`, value: qTR.median, spread: [qTR.min, qTR.max], verdict: verdictTR, pass: verdictTR === 'PASS' } },
     startup,
   };
   const outPath = process.argv[2] ?? join(resultsDir(), 'cpu.json');

@@ -12,14 +12,17 @@
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
 //      BENCH_SKIP=native,gpu,python,cpu (steps to leave out), PYTHON (default python3),
-//      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx).
+//      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
+//      BENCH_REPS (interleaved repetitions, default 7), BENCH_BLOCKS (sub-blocks per repetition, default 5;
+//      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
+//      and spawns of each case per round, default 3).
 import { chartRowsFrom, ratioChart } from './chart';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, ratioStats } from './interleave';
-import { importTable, importVerdicts, type ImportVerdict } from './import';
+import { judge, ratioStats, repetitionWords } from './interleave';
+import { IMPORT_PER_ROUND, IMPORT_ROUNDS, importRoundWords, importTable, importVerdicts, type ImportVerdict } from './import';
 import { importCases, measureImports } from './startup';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
 
@@ -104,9 +107,12 @@ async function python(): Promise<ImplResult[]> {
   return lastJson<ImplResult[]>(r.stdout);
 }
 
+type Spread = { median: number; min: number; max: number };
 interface CpuResult {
   rows: Record<string, MeasuredRow>;
   ratios: { typed_vs_raw: number; typed_vs_koffi: number; raw_vs_koffi: number; tsx_typed_vs_raw?: number };
+  /** Median and min–max of the per-repetition ratios (bench/cpu.ts). */
+  spreads?: { typed_vs_raw: Spread; typed_vs_koffi: Spread; raw_vs_koffi: Spread; tsx_typed_vs_raw?: Spread };
   meta: Record<string, unknown>;
 }
 async function cpu(): Promise<CpuResult> {
@@ -207,7 +213,8 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     lines.push([row, unitLabel(unit), base === 'native-c-inproc' ? 'C (same process)' : base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
   }
   const out: string[] = [];
-  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (A B C … per repetition, same process and clock) the median of the per-repetition ratios with their min-max; for GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
+  const inter = all.map((r) => r.meta?.interleaved).find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
+  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
   out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
   if (skippedNotes.size) {
     out.push('\nskipped:');
@@ -228,7 +235,8 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     return isMeasured(r) ? r.median : undefined;
   };
   const layer = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined);
-  const ratioTarget = (target: string, row: string, impl: string | undefined, base: string, max: number, extra?: (v: number) => string | undefined) => {
+  // better 'lower': the ratio must be ≤ limit (times); 'higher': ≥ limit (GB/s).
+  const ratioTarget = (target: string, row: string, impl: string | undefined, base: string, limit: number, extra?: (v: number) => string | undefined, better: 'lower' | 'higher' = 'lower') => {
     if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
     if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
     const vr = get(impl, row);
@@ -237,11 +245,12 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     const bad = extra?.(vr.median);
     if (vr.interleaved && br.interleaved) {
       const q = ratioStats(vr.reps, br.reps);
-      const v = judge(q.median, [q.min, q.max], max, 'lower');
+      const v = judge(q.median, [q.min, q.max], limit, better);
       return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]`, verdict: bad ? 'FAIL' : v, why: bad });
     }
     const ratio = vr.median / br.median;
-    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ratio <= max && !bad ? 'PASS' : 'FAIL', why: bad });
+    const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
+    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ok && !bad ? 'PASS' : 'FAIL', why: bad });
   };
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.3× raw', row, 'cuda-ts-typed', 'cuda-ts-raw', 1.3);
@@ -259,13 +268,8 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
   ratioTarget('launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy', 'launch_0args', objLaunch('launch_0args'), 'native-c', 1.1, fasterThan('launch_0args'));
   ratioTarget('launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy', 'launch_4args', objLaunch('launch_4args'), 'native-c', 1.15, fasterThan('launch_4args'));
   ratioTarget('launch + sync round trip ≤ 1.05× C', 'launch_sync', layer('launch_sync'), 'native-c', 1.05);
-  for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB']) {
-    const impl = layer(row);
-    const v = impl ? m(impl, row) : undefined;
-    const b = m('native-c', row);
-    if (!impl || v === undefined || b === undefined) verdicts.push({ target: 'H2D/D2H 256 MiB pinned ≥ 0.97× C', row, judged: impl ?? '-', verdict: 'SKIP', why: 'not measured' });
-    else verdicts.push({ target: 'H2D/D2H 256 MiB pinned ≥ 0.97× C', row, judged: `${impl} vs native-c`, value: `${(v / b).toFixed(3)}x`, verdict: v / b >= 0.97 ? 'PASS' : 'FAIL' });
-  }
+  // GB/s: the ratio must be ≥ 0.97 (per repetition where both ran interleaved, as the time rows).
+  for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB']) ratioTarget('H2D/D2H 256 MiB pinned ≥ 0.97× C', row, layer(row), 'native-c', 0.97, undefined, 'higher');
   ratioTarget('stream-ordered alloc + free ≤ 1.15× C', 'alloc_free_async_1MiB', layer('alloc_free_async_1MiB'), 'native-c', 1.15);
   {
     const r = st?.rows?.import_first_call_driver_js;
@@ -276,7 +280,10 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
   }
   if (cpuRes) {
     const tr = cpuRes.ratios.typed_vs_raw;
-    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict: tr <= 1.3 ? 'PASS' : 'FAIL' });
+    const q = cpuRes.spreads?.typed_vs_raw;
+    const spread = q ? ` [${q.min.toFixed(3)}-${q.max.toFixed(3)}]` : ' (medians)';
+    const verdict = q ? judge(q.median, [q.min, q.max], 1.3, 'lower') : tr <= 1.3 ? 'PASS' : 'FAIL';
+    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x${spread} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict });
   } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
 
   out.push('\ntargets (issues 5, 11, 17; "noisy": the per-repetition spread crosses the target):');
@@ -302,13 +309,13 @@ async function main(): Promise<void> {
   else for (const n of ['cuda-python', 'cuda.core', 'cupy']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.python?.skipped ?? 'not run' });
   const c = await step('cpu', cpu);
   // Import + first call against koffi's own load (bench/import.ts), fresh processes interleaved.
-  const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), Number(process.env.BENCH_IMPORT_SAMPLES ?? 9) | 0 || 9)));
+  const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), IMPORT_ROUNDS, IMPORT_PER_ROUND)));
 
   const res = main2(all, c);
   let text = res.text;
   const verdicts = res.verdicts;
   if (imp) {
-    text += `\n\nimport + first call in a fresh process vs koffi's own (ms; ${Number(process.env.BENCH_IMPORT_SAMPLES ?? 9) | 0 || 9} interleaved rounds; targets of issue 17):\n${importTable(imp)}`;
+    text += `\n\nimport + first call in a fresh process vs koffi's own (ms; targets of issue 17; ${importRoundWords(IMPORT_ROUNDS, IMPORT_PER_ROUND)}):\n${importTable(imp)}`;
     for (const v of imp as ImportVerdict[]) {
       if (v.allowance_ms !== undefined) verdicts.push({ target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`, row: `import_${v.row}`, judged: `${v.row} - koffi per round`, value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`, verdict: v.verdict as Verdict['verdict'] });
     }
