@@ -1,0 +1,255 @@
+// bench/interleave.ts, measureImports (bench/startup.ts) and importVerdicts (bench/import.ts): the
+// sub-block interleaving and the judging, on synthetic passes timed by a fake clock (no GPU, no timing
+// noise); and bench/gpu.ts's raw and typed passes against bench.c's loops (same calls per pass).
+import { blockPlan, judge, measureInterleaved, ratioStats, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
+import { IMPORT_TARGETS, measureImports, type ImportCase } from '../bench/startup';
+import { importVerdicts } from '../bench/import';
+import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
+
+/** A fake clock and passes that advance it by a fixed cost per op, plus extra ns on chosen calls. */
+function fakeBench(costs: Record<string, number>) {
+  let t = 0n;
+  const log: { impl: string; ops: number; timed: boolean }[] = [];
+  const extra = new Map<string, number>(); // `${impl}#${timed call index}` -> extra ns
+  const calls: Record<string, number> = {};
+  let timing = false;
+  const clock = () => {
+    timing = !timing; // measureInterleaved reads the clock once before and once after each timed pass
+    return t;
+  };
+  const passes: Record<string, Pass> = {};
+  for (const [impl, ns] of Object.entries(costs)) {
+    calls[impl] = 0;
+    passes[impl] = (ops) => {
+      const timed = timing;
+      log.push({ impl, ops, timed });
+      let dt = ns * ops;
+      if (timed) {
+        dt += extra.get(`${impl}#${calls[impl]}`) ?? 0;
+        calls[impl]++;
+      }
+      t += BigInt(Math.round(dt));
+    };
+  }
+  return { clock, passes, log, extra };
+}
+
+const measured = (r: unknown): InterleavedMeasuredRow => {
+  expect(r).toHaveProperty('median');
+  return r as InterleavedMeasuredRow;
+};
+
+describe('blockPlan', () => {
+  test('splits a repetition into sub-blocks of a multiple of the granule, keeping the total work', () => {
+    expect(blockPlan(20_000, 1000, 5)).toEqual({ blocks: 5, opsPerBlock: 4000 }); // launch rows: syncs every 1000 stay whole
+    expect(blockPlan(1_000_000, 1000, 5)).toEqual({ blocks: 5, opsPerBlock: 200_000 });
+    expect(blockPlan(5000, 100, 5)).toEqual({ blocks: 5, opsPerBlock: 1000 });
+    expect(blockPlan(4, 1, 5)).toEqual({ blocks: 4, opsPerBlock: 1 }); // 4 copies of 256 MiB
+  });
+  test('fewer granules than blocks: one granule per block, at least three so the median drops an outlier', () => {
+    expect(blockPlan(2, 1, 5)).toEqual({ blocks: 3, opsPerBlock: 1 });
+    expect(blockPlan(1000, 1000, 5)).toEqual({ blocks: 3, opsPerBlock: 1000 });
+  });
+  test('one block per repetition is the old one-pass method', () => {
+    expect(blockPlan(20_000, 1000, 1)).toEqual({ blocks: 1, opsPerBlock: 20_000 });
+    expect(blockPlan(2, 1, 1)).toEqual({ blocks: 1, opsPerBlock: 2 });
+  });
+});
+
+describe('rotation', () => {
+  test('rotates left by s, so over n sub-blocks every implementation is in every position once', () => {
+    const names = ['A', 'B', 'C'];
+    expect([0, 1, 2, 3].map((s) => rotation(names, s).join(''))).toEqual(['ABC', 'BCA', 'CAB', 'ABC']);
+    for (let pos = 0; pos < 3; pos++) expect(new Set([0, 1, 2].map((s) => rotation(names, s)[pos])).size).toBe(3);
+    expect(rotation([], 5)).toEqual([]);
+  });
+});
+
+describe('measureInterleaved', () => {
+  test('warm-up untimed first, then sub-blocks in rotating order; each repetition runs ops per implementation', () => {
+    const f = fakeBench({ A: 10, B: 12, C: 20 });
+    const got = measureInterleaved({ name: 'row', ops: 20_000, warm: 2000, unit: 'ns', granule: 1000, blocks: 5, passes: f.passes }, 2, f.clock);
+    // Warm-up: one untimed pass each, with the warm-up count.
+    expect(f.log.slice(0, 3)).toEqual([{ impl: 'A', ops: 2000, timed: false }, { impl: 'B', ops: 2000, timed: false }, { impl: 'C', ops: 2000, timed: false }]);
+    const timed = f.log.slice(3);
+    expect(timed.every((x) => x.timed && x.ops === 4000)).toBe(true);
+    expect(timed.length).toBe(2 * 5 * 3);
+    // Order: the rotation advances every sub-block, across repetitions too.
+    const order = [];
+    for (let i = 0; i < timed.length; i += 3) order.push(timed.slice(i, i + 3).map((x) => x.impl).join(''));
+    expect(order).toEqual(['ABC', 'BCA', 'CAB', 'ABC', 'BCA', 'CAB', 'ABC', 'BCA', 'CAB', 'ABC']);
+    const a = measured(got.A);
+    const b = measured(got.B);
+    expect(a.reps).toEqual([10, 10]);
+    expect(b.reps).toEqual([12, 12]);
+    expect(a.blocks).toEqual([[10, 10, 10, 10, 10], [10, 10, 10, 10, 10]]);
+    expect(a.n).toBe(20_000);
+    expect(a.block_ops).toBe(4000);
+    expect(a.interleaved).toBe(true);
+  });
+
+  test('one outlier sub-block (a preemption) does not move its repetition, so it cannot set the spread', () => {
+    const f = fakeBench({ koffi: 40, typed: 46 });
+    f.extra.set('koffi#7', 50e6); // 50 ms stall in koffi's 3rd sub-block of repetition 1 (0-based)
+    const got = measureInterleaved({ name: 'row', ops: 1_000_000, warm: 1000, unit: 'ns', granule: 1000, blocks: 5, passes: f.passes }, 7, f.clock);
+    const k = measured(got.koffi);
+    const t = measured(got.typed);
+    expect(k.blocks[1][2]).toBeCloseTo(40 + 50e6 / 200_000, 6); // the stall is there, in its sub-block
+    expect(k.reps).toEqual([40, 40, 40, 40, 40, 40, 40]); // ... and in no repetition's value
+    const q = ratioStats(t.reps, k.reps);
+    expect(q).toEqual({ median: 1.15, min: 1.15, max: 1.15 });
+    expect(judge(q.median, [q.min, q.max], 1.2, 'lower')).toBe('PASS');
+  });
+
+  test('two outliers in one repetition still leave its median; the old one-pass repetition is moved by one', () => {
+    const f = fakeBench({ koffi: 40, typed: 46 });
+    f.extra.set('typed#0', 30e6).set('typed#4', 30e6); // two stalls in typed's repetition 0
+    const got = measureInterleaved({ name: 'row', ops: 1_000_000, warm: 1000, unit: 'ns', granule: 1000, blocks: 5, passes: f.passes }, 3, f.clock);
+    expect(measured(got.typed).reps).toEqual([46, 46, 46]);
+
+    const old = fakeBench({ koffi: 40, typed: 46 });
+    old.extra.set('typed#0', 30e6);
+    const one = measureInterleaved({ name: 'row', ops: 1_000_000, warm: 1000, unit: 'ns', granule: 1000, blocks: 1, passes: old.passes }, 3, old.clock);
+    const q = ratioStats(measured(one.typed).reps, measured(one.koffi).reps);
+    expect(q.max).toBeCloseTo(76 / 40, 6); // the stall sets the max of the spread
+    expect(judge(q.median, [q.min, q.max], 1.2, 'lower')).toBe('noisy');
+  });
+
+  test('GB/s rows: bytes per ns, median of the sub-blocks', () => {
+    const f = fakeBench({ c: 1e6, js: 1.25e6 }); // ns per 1 MB copy: 1 GB/s and 0.8 GB/s
+    f.extra.set('js#1', 5e6);
+    const got = measureInterleaved({ name: 'copy', ops: 2, warm: 1, unit: 'GB/s', bytesPerOp: 1e6, granule: 1, blocks: 5, passes: f.passes }, 2, f.clock);
+    const c = measured(got.c);
+    const js = measured(got.js);
+    expect(c.blocks[0].length).toBe(3); // 2 copies: three one-copy sub-blocks, not one pass
+    expect(c.reps).toEqual([1, 1]);
+    expect(js.reps).toEqual([0.8, 0.8]);
+    const q = ratioStats(js.reps, c.reps);
+    expect(judge(q.median, [q.min, q.max], 0.97, 'higher')).toBe('FAIL');
+  });
+
+  test('a pass that throws is skipped with its reason; the others are measured', () => {
+    const f = fakeBench({ A: 10 });
+    let n = 0;
+    const passes: Record<string, Pass> = { ...f.passes, bad: () => { if (++n > 2) throw new Error('CUresult 700'); } };
+    const got = measureInterleaved({ name: 'row', ops: 5000, warm: 100, unit: 'ns', blocks: 5, passes }, 2, f.clock);
+    expect(got.bad).toEqual({ skipped: 'CUresult 700' });
+    expect(measured(got.A).reps).toEqual([10, 10]);
+  });
+});
+
+describe('judge', () => {
+  test('lower is better: PASS when the whole spread is at or under the target, FAIL when all of it is over, noisy otherwise', () => {
+    expect(judge(1.1, [1.05, 1.2], 1.2, 'lower')).toBe('PASS');
+    expect(judge(1.3, [1.21, 1.4], 1.2, 'lower')).toBe('FAIL');
+    expect(judge(1.1, [1.0, 1.25], 1.2, 'lower')).toBe('noisy');
+  });
+  test('higher is better (bandwidth): PASS at or over, FAIL all under, noisy across', () => {
+    expect(judge(0.99, [0.97, 1.0], 0.97, 'higher')).toBe('PASS');
+    expect(judge(0.9, [0.8, 0.96], 0.97, 'higher')).toBe('FAIL');
+    expect(judge(0.98, [0.95, 1.0], 0.97, 'higher')).toBe('noisy');
+  });
+  test('ratioStats pairs repetition k with repetition k', () => {
+    expect(ratioStats([2, 4, 9], [1, 2, 3])).toEqual({ median: 2, min: 2, max: 3 });
+  });
+});
+
+describe('measureImports', () => {
+  const cases: ImportCase[] = [
+    { name: 'koffi', what: 'koffi', timed: '' },
+    { name: 'driver', what: 'driver', timed: '' },
+    { name: 'objects', what: 'objects', timed: '' },
+  ];
+  const D = IMPORT_TARGETS.driver; // allowances over koffi (issue 17: 6 and 15 ms)
+  const O = IMPORT_TARGETS.objects;
+  const base: Record<string, number> = { koffi: 12, driver: 12 + D - 2, objects: 12 + O - 1 };
+
+  test('an untimed spawn per case, then rounds of rotating spawns; a round is the median of its spawns', () => {
+    const order: string[] = [];
+    let slow = -1; // index (in timed spawns) of one 40 ms outlier
+    let timedSeen = -cases.length;
+    const spawn = (c: ImportCase) => {
+      order.push(c.name);
+      const i = timedSeen++;
+      return { ms: base[c.name] + (i === slow ? 40 : 0), result: 1 };
+    };
+    slow = 4; // the 5th timed spawn: round 0, second rotation (driver objects koffi) -> objects
+    const got = measureImports(cases, 2, 3, spawn);
+    expect(order.slice(0, 3)).toEqual(['koffi', 'driver', 'objects']); // untimed
+    expect(order.slice(3).join(' ')).toBe(['koffi driver objects', 'driver objects koffi', 'objects koffi driver', 'koffi driver objects', 'driver objects koffi', 'objects koffi driver'].join(' '));
+    const objects = got.find((r) => r.name === 'objects')!;
+    const ob = base.objects;
+    expect(objects.spawns![0]).toEqual([ob, ob + 40, ob]);
+    expect(objects.samples).toEqual([ob, ob]); // the outlier spawn does not set round 0
+    const v = importVerdicts(got);
+    const o = v.find((x) => x.row === 'objects')!;
+    expect(o.spread).toEqual([O - 1, O - 1]);
+    expect(o.verdict).toBe('PASS'); // within its allowance in every round
+    expect(v.find((x) => x.row === 'driver')!.verdict).toBe('PASS');
+    expect(v.find((x) => x.row === 'koffi')!.verdict).toBe('info');
+  });
+
+  test('verdicts from the per-round differences: FAIL when every round is over, noisy when the spread crosses', () => {
+    let round = 0;
+    let n = 0;
+    const spawn = (c: ImportCase) => {
+      n++;
+      if (n > cases.length) round = Math.floor((n - cases.length - 1) / (cases.length * 3));
+      // driver: 2 ms over its allowance in every round -> FAIL; objects: 5 under in round 0, 5 over in round 1 -> noisy
+      const ms = c.name === 'koffi' ? 12 : c.name === 'driver' ? 12 + D + 2 : round === 0 ? 12 + O - 5 : 12 + O + 5;
+      return { ms };
+    };
+    const v = importVerdicts(measureImports(cases, 2, 3, spawn));
+    expect(v.find((x) => x.row === 'driver')!.verdict).toBe('FAIL');
+    const o = v.find((x) => x.row === 'objects')!;
+    expect(o.spread).toEqual([O - 5, O + 5]);
+    expect(o.verdict).toBe('noisy');
+  });
+});
+
+describe("bench/gpu.ts passes do bench.c's work", () => {
+  const BATCH = 1000;
+  // The calls bench.c's pass of `row` makes for `ops` (bench/native/bench.c, pass_*).
+  const cCalls = (row: string, ops: number): Record<string, number> => {
+    const tailSync = ops % BATCH ? 1 : 0;
+    switch (row) {
+      case 'cuCtxGetCurrent': return { cuCtxGetCurrent: ops };
+      case 'cuDeviceGetAttribute': return { cuDeviceGetAttribute: ops };
+      case 'launch_0args': case 'launch_4args': case 'launch_16args': return { cuLaunchKernel: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
+      case 'launch_sync': return { cuLaunchKernel: ops, cuStreamSynchronize: ops };
+      case 'event_record_elapsed': return { cuEventRecord: 2 * ops, cuEventSynchronize: ops, cuEventElapsedTime: ops };
+      case 'alloc_free_async_1MiB': return { cuMemAllocAsync: ops, cuMemFreeAsync: ops, cuStreamSynchronize: Math.floor(ops / BATCH) + tailSync };
+      case 'h2d_pinned_256MiB': case 'h2d_pageable_256MiB': return { cuMemcpyHtoDAsync: ops, cuStreamSynchronize: 1 };
+      case 'd2h_pinned_256MiB': case 'd2h_pageable_256MiB': return { cuMemcpyDtoHAsync: ops, cuStreamSynchronize: 1 };
+      default: throw new Error(`no C pass for ${row}`);
+    }
+  };
+  const names = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize'];
+  const counting = (typed: boolean) => {
+    const counts: Record<string, number> = {};
+    const api: Record<string, (...a: unknown[]) => unknown> = {};
+    for (const n of names) {
+      api[n] = () => {
+        counts[n] = (counts[n] ?? 0) + 1;
+        if (!typed) return 0; // CUresult
+        return n === 'cuCtxGetCurrent' ? 0x1234 : n === 'cuDeviceGetAttribute' ? 132 : n === 'cuMemAllocAsync' ? 0x7000_0000 : n === 'cuEventElapsedTime' ? 0.01 : undefined;
+      };
+    }
+    return { api, counts };
+  };
+  const ROW_NAMES = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB'];
+  const S = { dev: 0, stream: 1, fEmpty: 2, fArgs4: 3, fArgs16: 4, params4: new BigUint64Array(4), params16: new BigUint64Array(16), evStart: 5, evStop: 6, dBig: 7, hPinned: 8, hPageable: new Uint8Array(8), attrSm: 16, BATCH, ALLOC_BYTES: 1 << 20, COPY_BYTES: 1 << 28 } as State;
+
+  for (const [layer, make] of [['raw', rawPasses], ['typed', typedPasses], ['raw (fresh copy)', fresh(rawPasses)]] as const) {
+    test(`${layer}: every row's pass makes the calls of bench.c's, for whole and partial batches`, () => {
+      for (const ops of [4000, 2500, 1]) {
+        for (const row of ROW_NAMES) {
+          const { api, counts } = counting(layer === 'typed');
+          const passes = (make as (a: unknown, s: State) => Record<string, (ops: number) => void>)(api as unknown as RawApi, S);
+          passes[row](ops);
+          expect([row, ops, counts]).toEqual([row, ops, cCalls(row, ops)]);
+        }
+      }
+    });
+  }
+});
