@@ -267,6 +267,9 @@ export function importCases(gpu: boolean): ImportCase[] {
     { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
     { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },
     { name: 'runtime', what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)', timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();` },
+    // the rows above run with the bundles' code cache warm (the untimed first spawn writes it); this one
+    // shows a process that finds none (a first run, or CUDA_TS_CODE_CACHE=0)
+    { name: 'driver-no-cache', what: 'cuda-ts/driver as above, code cache off (CUDA_TS_CODE_CACHE=0: what a first run costs)', timed: `process.env.CUDA_TS_CODE_CACHE = '0'; const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
   ];
 }
 

@@ -19,7 +19,8 @@
 // src/runtime. A require that leaves the bundle keeps a specifier relative to the bundle's folder, so
 // scripts/pack-modules.ts rewrites the runtime's as before.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 /** The first line of a bundle; a tree whose entry starts with it is not bundled again. */
 export const BUNDLE_BANNER = '// cuda-ts bundle (scripts/bundle.ts):';
@@ -96,11 +97,11 @@ function specifier(fromDir: string, file: string): string {
  * The bundle of `spec` in the tree at `root`, as text: the entry's code with the files of its eager
  * graph inside the boundary inlined. Returns undefined when the entry is already a bundle.
  */
-export function bundleEntry(root: string, spec: BundleSpec): { text: string; files: string[] } | undefined {
+export function bundleEntry(root: string, spec: BundleSpec): { text: string; body: string; bodyName: string; files: string[] } | undefined {
   const entry = join(root, spec.entry);
   const read = (file: string): string => (spec.lazyReexports ? lazyReexports(readFileSync(file, 'utf8')) : readFileSync(file, 'utf8'));
   const entryText = read(entry);
-  if (entryText.startsWith(BUNDLE_BANNER)) return undefined;
+  if (entryText.startsWith(BUNDLE_BANNER) || entry.endsWith(BODY_SUFFIX)) return undefined;
   const boundary = join(root, spec.boundary);
   const exclude = (spec.exclude ?? []).map((e) => join(root, e));
   const bundleDir = dirname(entry);
@@ -175,7 +176,69 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; fil
     rewrite(entry).replace(/^(["'])use strict\1;\n?/, ''),
     '}).call(module.exports = __cudaTsExports(), module.exports);',
   ];
-  return { text: loadFaster(parts.join('\n') + '\n'), files: order.map(key) };
+  // the function the entry calls, written whole: joining it to the file's text at run time made V8 copy
+  // the text once more (flattening the joined string)
+  const body = `(function (exports, require, module, __filename, __dirname) {\n${loadFaster(parts.join('\n'))}\n})\n`;
+  const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
+  return { text: stub(bodyName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1), body, bodyName, files: order.map(key) };
+}
+
+/** The file beside an entry that holds its bundled code: `index.js` → `index.body.js`. */
+export const BODY_SUFFIX = '.body.js';
+
+/**
+ * The entry file: it compiles the bundle's code (`bodyName`, beside it) with a V8 code cache of its
+ * own, so that a process after the first neither parses nor compiles what the import runs (measured:
+ * parsing and compiling were ~45% of the instructions the driver's import adds to koffi's).
+ *
+ * The cache is private to the user: `$CUDA_TS_CODE_CACHE` (a folder; `0` turns it off), else
+ * `$XDG_CACHE_HOME/cuda-ts`, else `~/.cache/cuda-ts`. A cache file is read only when it and its folder
+ * belong to this user and nobody else may write them, since V8 trusts what it loads. It is named by
+ * the bundle's content hash (fixed at build time: V8 itself checks only the source's length), the Node
+ * version, the architecture and the node flags; V8 rejects data made under other V8 flags, and a
+ * rejected or missing cache is written again (to a temporary name, then renamed) once the code that
+ * ran by then is compiled. Any failure only means compiling as Node would.
+ */
+function stub(bodyName: string, hash: string, files: number): string {
+  return `${BUNDLE_BANNER} the code of ${files} files is in ${bodyName}, compiled here with a private code cache. Generated; do not edit.
+'use strict';
+const fs = require('fs');
+const file = __dirname + '/${bodyName}';
+const source = fs.readFileSync(file, 'latin1');
+const cache = (() => {
+  const env = process.env.CUDA_TS_CODE_CACHE;
+  if (env === '0' || typeof process.getuid !== 'function') return undefined;
+  const base = process.env.XDG_CACHE_HOME || (process.env.HOME ? process.env.HOME + '/.cache' : '');
+  const dir = env || (base && base + '/cuda-ts');
+  if (!dir) return undefined;
+  let flags = 0;
+  for (const c of process.execArgv.join(' ')) flags = (flags * 31 + c.charCodeAt(0)) >>> 0;
+  return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + flags.toString(36) + '.v8' };
+})();
+const own = (path) => {
+  const s = fs.statSync(path);
+  return s.uid === process.getuid() && (s.mode & 0o022) === 0;
+};
+let cachedData;
+if (cache !== undefined) {
+  try {
+    if (own(cache.dir) && own(cache.path)) cachedData = fs.readFileSync(cache.path);
+  } catch {}
+}
+const script = new (require('vm').Script)(source, { filename: file, cachedData });
+script.runInThisContext().call(module.exports, module.exports, require, module, __filename, __dirname);
+if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+  setImmediate(() => {
+    try {
+      fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+      if (!own(cache.dir)) return;
+      const temporary = cache.path + '.' + process.pid + '.tmp';
+      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+      fs.renameSync(temporary, cache.path);
+    } catch {}
+  });
+}
+`;
 }
 
 /**
@@ -220,6 +283,7 @@ export function bundleTree(root: string, specs: BundleSpec[] = distEntries(root)
   const out: { entry: string; files: number }[] = [];
   for (const { s, b } of made) {
     if (!b) continue;
+    writeFileSync(join(root, dirname(s.entry), b.bodyName), b.body);
     writeFileSync(join(root, s.entry), b.text);
     out.push({ entry: s.entry, files: b.files.length });
   }

@@ -1,5 +1,5 @@
 // scripts/bundle.ts: one file per entry, one instance per file, lazy files stay lazy.
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -14,8 +14,8 @@ function write(rel: string, text: string): void {
 }
 
 /** Runs `code` in a fresh node (require.cache starts empty) and returns what it prints, parsed. */
-function run(code: string): unknown {
-  const r = spawnSync(process.execPath, ['-e', code], { cwd: root, encoding: 'utf8' });
+function run(code: string, env: Record<string, string> = {}): unknown {
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache'), ...env } });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -54,9 +54,10 @@ describe('bundleEntry', () => {
     const b = bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg' })!;
     expect(b.files).toEqual(['index.js', 'a.js', 'sub/c.js']);
     expect(b.text.startsWith(BUNDLE_BANNER)).toBe(true);
+    expect(b.bodyName).toBe('index.body.js');
     // outside the boundary and lazy requires stay real requires, relative to the bundle's folder
-    expect(b.text).toContain('require("../ext/x")');
-    expect(b.text).toContain('require("./sub/b")');
+    expect(b.body).toContain('require("../ext/x")');
+    expect(b.body).toContain('require("./sub/b")');
   });
 
   it('runs like the unbundled tree: same order, same values, one instance per file', () => {
@@ -66,7 +67,7 @@ describe('bundleEntry', () => {
     expect(after).toEqual(before);
     expect(after).toMatchObject({ loads: ['index', 'a', 'c', 'x', 'b'], sameC: true, sameA: true, early: 'object' });
     // the bundle is ASCII, and the table became a plain string literal
-    const text = readFileSync(join(root, 'pkg/index.js'), 'utf8');
+    const text = readFileSync(join(root, 'pkg/index.body.js'), 'utf8');
     expect(/[^\x00-\x7f]/.test(text)).toBe(false);
     expect(text).toContain('const TABLE = `'); // not a table name the build converts: left as it is
   });
@@ -94,6 +95,57 @@ describe('bundleEntry', () => {
   it('keeps an excluded folder out', () => {
     const b = bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg', exclude: ['pkg/sub'] })!;
     expect(b.files).toEqual(['index.js', 'a.js']);
+  });
+});
+
+describe('the code cache', () => {
+  const code = `const m = require('./pkg'); console.log(JSON.stringify({ text: m.text, c: m.a.c.entrySeenEarly }))`;
+  const cacheFiles = (): string[] => (existsSync(join(root, 'cache')) ? readdirSync(join(root, 'cache')) : []);
+  beforeEach(() => bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]));
+
+  it('is written by the first process, private to the user, and read by the next without rewriting it', () => {
+    expect(run(code)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    const files = cacheFiles();
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^[0-9a-f]{20}-v\d+\.\d+\.\d+-\w+-\w+\.v8$/);
+    const file = join(root, 'cache', files[0]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'cache')).mode & 0o777).toBe(0o700);
+    const before = statSync(file).mtimeMs;
+    const bytes = readFileSync(file);
+    expect(run(code)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(statSync(file).mtimeMs).toBe(before);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('rejects damaged data and writes it again; the code runs the same', () => {
+    run(code);
+    const file = join(root, 'cache', cacheFiles()[0]);
+    const good = readFileSync(file);
+    writeFileSync(file, Buffer.alloc(good.length, 7), { mode: 0o600 });
+    expect(run(code)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(readFileSync(file).equals(Buffer.alloc(good.length, 7))).toBe(false);
+  });
+
+  it('ignores a cache file that others may write (and replaces it with a private one)', () => {
+    run(code);
+    const file = join(root, 'cache', cacheFiles()[0]);
+    writeFileSync(file, 'not V8 data');
+    chmodSync(file, 0o666);
+    expect(run(code)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'latin1')).not.toBe('not V8 data');
+  });
+
+  it('is off with CUDA_TS_CODE_CACHE=0', () => {
+    expect(run(code, { CUDA_TS_CODE_CACHE: '0', HOME: join(root, 'home'), XDG_CACHE_HOME: '' })).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(cacheFiles()).toEqual([]);
+    expect(existsSync(join(root, 'home'))).toBe(false);
+  });
+
+  it('defaults to $XDG_CACHE_HOME/cuda-ts', () => {
+    run(code, { CUDA_TS_CODE_CACHE: '', XDG_CACHE_HOME: join(root, 'xdg') });
+    expect(readdirSync(join(root, 'xdg', 'cuda-ts'))).toHaveLength(1);
   });
 });
 
