@@ -44,34 +44,49 @@ function stub(n: number, target: string, bind: () => Record<string, unknown>): N
  * module go straight to it; a caller holding a stub keeps calling through it (one extra call).
  */
 export function lazyFunctions(exports: Record<string, unknown>, table: string, load: ChunkLoader): void {
-  for (const line of table.split('\n')) {
-    const bar = line.indexOf('|');
-    if (bar < 0) continue;
-    const chunk = line.slice(0, bar);
-    const members = line.slice(bar + 1).split(' ');
-    let loaded: Record<string, unknown> | undefined;
-    const bind = (): Record<string, unknown> => {
-      if (loaded) return loaded;
-      const m = load(chunk);
-      for (const member of members) {
-        const eq = member.indexOf('=');
-        const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
-        const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
-        exports[name] = m[target];
+  // One pass over the table with indexOf/slice: no arrays of lines or members (this runs at import,
+  // once per name, in the interpreter; a split per line allocated hundreds of strings to drop).
+  const end = table.length;
+  for (let start = 0; start < end; ) {
+    let nl = table.indexOf('\n', start);
+    if (nl < 0) nl = end;
+    const bar = table.indexOf('|', start);
+    if (bar > start && bar < nl) {
+      const chunk = table.slice(start, bar);
+      const members = table.slice(bar + 1, nl);
+      let loaded: Record<string, unknown> | undefined;
+      const bind = (): Record<string, unknown> => {
+        if (loaded) return loaded;
+        const m = load(chunk);
+        for (const member of members.split(' ')) {
+          const eq = member.indexOf('=');
+          const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
+          const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
+          exports[name] = m[target];
+        }
+        return (loaded = m);
+      };
+      let aliased: Record<string, unknown> | undefined; // target → stub, once an alias is seen
+      for (let i = bar + 1; i < nl; ) {
+        let sp = table.indexOf(' ', i);
+        if (sp < 0 || sp > nl) sp = nl;
+        const slash = table.lastIndexOf('/', sp);
+        let n = 0; // the parameter count, read without a string of its own
+        for (let j = slash + 1; j < sp; j++) n = n * 10 + table.charCodeAt(j) - 48;
+        const eq = table.indexOf('=', i);
+        if (eq >= 0 && eq < slash) {
+          // an alias and its target share one stub, as they share one implementation once loaded
+          const target = table.slice(eq + 1, slash);
+          aliased ??= {};
+          exports[table.slice(i, eq)] = aliased[target] ??= (exports[target] as NativeFunction | undefined) ?? stub(n, target, bind);
+        } else {
+          const name = table.slice(i, slash);
+          exports[name] = (aliased?.[name] as NativeFunction | undefined) ?? stub(n, name, bind);
+        }
+        i = sp + 1;
       }
-      return (loaded = m);
-    };
-    // an alias and its target share one stub, as they share one implementation once loaded
-    const stubs: Record<string, unknown> = {};
-    for (const member of members) {
-      const slash = member.indexOf('/');
-      const eq = member.indexOf('=');
-      const name = member.slice(0, eq < 0 ? slash : eq);
-      const target = eq < 0 ? name : member.slice(eq + 1, slash);
-      let n = 0; // the parameter count, read without a string of its own
-      for (let i = slash + 1; i < member.length; i++) n = n * 10 + member.charCodeAt(i) - 48;
-      exports[name] = stubs[target] ??= stub(n, target, bind);
     }
+    start = nl + 1;
   }
 }
 
@@ -82,37 +97,46 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
  * (`CUresult[0] === 'CUDA_SUCCESS'`); the declarations (`export declare enum`) carry the types.
  */
 export function lazyEnums(exports: Record<string, unknown>, table: string): void {
-  for (const line of table.split('\n')) {
+  // one pass with indexOf, as lazyFunctions: a getter keeps its line's offsets, not a copy of it
+  const end = table.length;
+  for (let start = 0; start < end; ) {
+    let nl = table.indexOf('\n', start);
+    if (nl < 0) nl = end;
     // `Name|members` or `Alias=Name`: the first separator tells which (members hold '=' after the bar)
-    const bar = line.indexOf('|');
-    const eq = line.indexOf('=');
+    let bar = table.indexOf('|', start);
+    let eq = table.indexOf('=', start);
+    if (bar > nl) bar = -1;
+    if (eq > nl) eq = -1;
     const sep = bar < 0 ? eq : eq < 0 || bar < eq ? bar : eq;
-    if (sep < 0) continue;
-    const name = line.slice(0, sep);
-    let built: Record<string | number, string | number> | undefined;
-    Object.defineProperty(exports, name, {
-      configurable: true,
-      enumerable: true,
-      get(this: unknown) {
-        // an alias is its enum's object: read through the module (which builds it once)
-        const value = (built ??= line[sep] === '=' ? (exports[line.slice(sep + 1)] as Record<string | number, string | number>) : enumOf(line, sep + 1));
-        // Later reads are plain property reads, on this module and on an entry that re-exports it:
-        // `export *` copies this getter as is onto the entry (index, raw), so the object read from,
-        // `this`, is the one to redefine (redefining `exports` alone left the entry's copy calling
-        // this getter on every read, ~160 ns against ~7 ns).
-        const at = this !== null && typeof this === 'object' ? this : exports;
-        Object.defineProperty(at, name, { value, writable: true, configurable: true, enumerable: true });
-        return value;
-      },
-    });
+    if (sep > start) defineEnum(exports, table, table.slice(start, sep), sep, nl);
+    start = nl + 1;
   }
 }
 
-/** An enum object from `MEMBER=value MEMBER=value …` at `from` in `line`: name → value and value → name. */
-function enumOf(line: string, from: number): Record<string | number, string | number> {
+function defineEnum(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): void {
+  let built: Record<string | number, string | number> | undefined;
+  Object.defineProperty(exports, name, {
+    configurable: true,
+    enumerable: true,
+    get(this: unknown) {
+      // an alias is its enum's object: read through the module (which builds it once)
+      const value = (built ??= table[sep] === '=' ? (exports[table.slice(sep + 1, end)] as Record<string | number, string | number>) : enumOf(table.slice(sep + 1, end)));
+      // Later reads are plain property reads, on this module and on an entry that re-exports it:
+      // `export *` copies this getter as is onto the entry (index, raw), so the object read from,
+      // `this`, is the one to redefine (redefining `exports` alone left the entry's copy calling
+      // this getter on every read, ~160 ns against ~7 ns).
+      const at = this !== null && typeof this === 'object' ? this : exports;
+      Object.defineProperty(at, name, { value, writable: true, configurable: true, enumerable: true });
+      return value;
+    },
+  });
+}
+
+/** An enum object from `MEMBER=value MEMBER=value …`: name → value and value → name. */
+function enumOf(members: string): Record<string | number, string | number> {
   const e: Record<string | number, string | number> = {};
-  if (from < line.length) {
-    for (const m of line.slice(from).split(' ')) {
+  if (members) {
+    for (const m of members.split(' ')) {
       const eq = m.indexOf('=');
       const key = m.slice(0, eq);
       const text = m.slice(eq + 1);
