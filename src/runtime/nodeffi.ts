@@ -1,23 +1,27 @@
 // The node:ffi backend of the Binder (opt-in: CUDA_TS_FFI=node or configure({ ffi: 'node' })).
 //
-// Node 26's built-in FFI calls a C function in ~12-25 ns where koffi takes ~35-65 ns, but it is
-// stricter and narrower than koffi, so each function is bound through it only when its C signature
-// maps one-to-one; anything else stays on koffi (the Binder falls back per function):
-//   - 8/16/32-bit integers and floats: passed as is (node:ffi itself refuses 1.5, NaN, out-of-range
-//     values with a TypeError; koffi would truncate them silently);
-//   - 64-bit integers (handles, sizes, device pointers are JS numbers in cuda-ts): node:ffi wants a
-//     bigint. BigInt(n) of a large number costs ~35-45 ns; writing the two 32-bit halves into a
-//     typed array and reading it back as a BigUint64Array element costs ~10 ns, so that is the
-//     adapter. 64-bit results come back as numbers when they fit in 2^53, as koffi does.
-//   - `void *` / `T *`: node:ffi takes a TypedArray view through a slow path (~130 ns against ~30 ns
-//     for an ArrayBuffer), so a view at offset 0 is passed as its ArrayBuffer (same address), and a
-//     view at another offset (the typed layer's Scratch slots) as its address, computed once and
-//     cached per view (a WeakMap; a detached view — byteLength 0 — is never looked up, so a cached
-//     address is never used after its memory is gone). Numbers become addresses as above.
+// Node 26's built-in FFI is stricter and narrower than koffi, so each function is bound through it
+// only when its C signature maps one-to-one; anything else stays on koffi (the Binder falls back per
+// function). What the adapter below passes (measured by bench/nodeffi-cost.ts):
+//   - Functions of at most six parameters are called as node:ffi's direct fast call, with every
+//     integer and pointer as a bigint (see "how a function is called" below): ~10-20 ns, where
+//     node:ffi's own argument wrapper costs ~25-150 ns and koffi ~25-55 ns.
+//   - 8/16/32-bit integers: checked here against the C type (1.5, NaN, out-of-range values are a
+//     TypeError; koffi would truncate them silently); 0..1023 become bigints from a table.
+//   - 64-bit integers (handles, sizes, device pointers are JS numbers in cuda-ts): a bigint, from
+//     the number's two 32-bit halves (~10 ns; BigInt(n) of a large number costs ~35-45 ns), and the
+//     last number of each argument is remembered with its bigint. 64-bit results come back as
+//     numbers when they fit in 2^53, as koffi does.
+//   - `void *` / `T *`: a typed array, DataView or ArrayBuffer becomes its address (node:ffi takes
+//     objects only through its slow path, ~130 ns): computed once per object and remembered (see
+//     objectPointer and convert), used only while the object is attached, the object held until the
+//     next call so that its memory outlives the call. null/undefined are NULL; strings are copied
+//     by node:ffi as UTF-8.
 //   - not expressed (stay on koffi): records by value, `bool` (koffi takes JS booleans, node:ffi
 //     numbers), `const char *` results (koffi returns a JS string), any type not listed below.
 // Every adapted function reports a bad argument as a TypeError/RangeError naming the C function and
 // the argument, as the rest of cuda-ts does.
+import { types } from 'node:util';
 import type { NativeFunction } from './binder';
 import { libraryCandidates, type LibrarySpec } from './library';
 
@@ -127,50 +131,149 @@ function describe(t: unknown): string {
   return typeof t === 'string' ? t : 'a record by value';
 }
 
+// ---- how a function is called: straight into node:ffi's fast call, or through its JS wrapper ------
+//
+// node:ffi (26.10) hands back one of three kinds of function, by signature:
+//   - direct: every parameter `pointer`, `float` or `double`, at most six of them, and not one lone
+//     `pointer`: V8's fast API call itself, as cheap as a call without arguments (~10-15 ns here).
+//     Pointers are taken fast as bigints; anything else (buffers, null, strings) takes a slow path
+//     (~130 ns).
+//   - wrapped: any 8-64-bit integer parameter, or one lone pointer: a JS wrapper validates each
+//     argument before the fast call (~15-25 ns more, and its code is shared by every function of the
+//     same arity, so its call sites turn polymorphic in a real program);
+//   - shared buffer: seven parameters or more: a JS wrapper writes the arguments into a buffer;
+//     pointers are fast as bigints, anything else takes the slow path.
+// So, where the C ABI allows it (WIDE_ABI), a function of at most six parameters is declared to
+// node:ffi with every integer parameter as a `pointer` (a 64-bit register) and called with bigints,
+// after this adapter has checked the value against the C type; a one-parameter function gets an
+// unused second `pointer` argument (0n) so that node:ffi binds it direct. Both are exact on the
+// 64-bit ABIs named below: the first six integer/pointer arguments travel in 64-bit registers (or
+// 8-byte stack slots on Windows), a callee reads only the low 8/16/32 bits of a narrower parameter
+// (the adapter still sign- or zero-extends to 32 bits, as clang's callees expect), and the caller
+// owns the argument registers and stack, so an unread extra argument is harmless.
+
+/** 64-bit ABIs where widening integer parameters to a register and an unread extra argument are exact. */
+const WIDE_ABI = process.arch === 'x64' || process.arch === 'arm64';
+/** The most parameters node:ffi binds as a direct fast call. */
+const DIRECT_MAX = 6;
+
+/** How a function is called through node:ffi (see above). @internal */
+export interface NodeFfiCallPlan {
+  /** node:ffi calls the C function without a JS wrapper of its own. */
+  direct: boolean;
+  /** The parameter types node:ffi is given (integers as `pointer` when direct). */
+  ffiArgs: string[];
+  /** An unused trailing argument is passed (a one-parameter function called direct). */
+  padded: boolean;
+}
+
+/**
+ * How a function of this node:ffi signature is called (see the comment above).
+ * @param wideAbi whether this platform's ABI allows widened and extra arguments (the running one by default)
+ * @internal
+ */
+export function nodeFfiCallPlan(plan: { args: ArgPlan[] }, wideAbi = WIDE_ABI): NodeFfiCallPlan {
+  const n = plan.args.length;
+  const direct = n === 0 || (wideAbi && n <= DIRECT_MAX);
+  if (!direct) return { direct: false, ffiArgs: plan.args.map((a) => a.ffi), padded: false };
+  const ffiArgs = plan.args.map((a) => (a.ffi === 'float' || a.ffi === 'double' ? a.ffi : 'pointer'));
+  const padded = n === 1 && ffiArgs[0] === 'pointer'; // one lone pointer would get node:ffi's wrapper
+  if (padded) ffiArgs.push('pointer');
+  return { direct: true, ffiArgs, padded };
+}
+
 // ---- argument adapters (shared by every adapted function) ---------------------------------------
 
 const wide = new BigUint64Array(1);
 const wideSigned = new BigInt64Array(wide.buffer);
 const halves = new Uint32Array(wide.buffer);
 const TWO32 = 4294967296;
+/** bigints 0..1023: small integers (device ordinals, enums, flags) become bigints without allocating. */
+const SMALL: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+const U64_MAX = 0xffffffffffffffffn;
+const I64_MIN = -0x8000000000000000n;
+const I64_MAX = 0x7fffffffffffffffn;
+const TWO64 = 0x10000000000000000n;
+
+/** 8-32-bit integers: the range and node:ffi's name of each type. */
+const INT_RANGE: Record<string, [number, number, string]> = {
+  int8: [-128, 127, 'an int8'],
+  uint8: [0, 255, 'a uint8'],
+  int16: [-32768, 32767, 'an int16'],
+  uint16: [0, 65535, 'a uint16'],
+  int32: [-2147483648, 2147483647, 'an int32'],
+  uint32: [0, 4294967295, 'a uint32'],
+};
+
+/** node:ffi's own wording for a value of the wrong type (renamed with the function by renameError). */
+function argError(i: number, what: string): TypeError {
+  return new TypeError(`Argument ${i} must be ${what}`);
+}
 
 /** A non-negative safe integer as a uint64 bigint (bigints pass through; node:ffi range-checks them). */
 function toU64(v: unknown, i: number): unknown {
   if (typeof v !== 'number') return v;
   if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`Argument ${i}: ${v} is not a non-negative integer below 2^53 (pass a bigint beyond)`);
+  if (v < 1024) return SMALL[v];
   halves[0] = v >>> 0;
   halves[1] = (v / TWO32) >>> 0;
   return wide[0];
 }
 
-/** A safe integer as an int64 bigint. */
-function toI64(v: unknown, i: number): unknown {
+/** A safe integer as an int64 bigint; `unsigned`: its two's complement as a uint64 (a register's bits). */
+function toI64(v: unknown, i: number, unsigned = false): unknown {
   if (typeof v !== 'number') return v;
   if (!Number.isSafeInteger(v)) throw new RangeError(`Argument ${i}: ${v} is not an integer within ±2^53 (pass a bigint beyond)`);
+  if (v >= 0 && v < 1024) return SMALL[v];
   const hi = Math.floor(v / TWO32);
   halves[0] = (v - hi * TWO32) >>> 0;
   halves[1] = hi >>> 0;
-  return wideSigned[0];
+  return unsigned ? wide[0] : wideSigned[0];
 }
 
-const viewAddresses = new WeakMap<ArrayBufferView, bigint>();
-
-/** A pointer argument in the form node:ffi takes fastest (see the top comment). */
-function toPointer(v: unknown, i: number): unknown {
-  if (typeof v === 'object') {
-    if (v === null || !ArrayBuffer.isView(v)) return v;
-    if (v.byteLength === 0) return v; // detached or empty: node:ffi decides (never a cached address)
-    const buffer = v.buffer;
-    if (v.byteOffset === 0 && !(buffer instanceof SharedArrayBuffer)) return buffer;
-    let address = viewAddresses.get(v);
-    if (address === undefined) {
-      address = ffiModule!.getRawPointer(buffer) + BigInt(v.byteOffset);
-      viewAddresses.set(v, address);
-    }
-    return address;
+/** A bigint for a 64-bit parameter declared `pointer`: checked against the C type, as its register bits. */
+function bigint64(v: bigint, i: number, signed: boolean): bigint {
+  if (signed) {
+    if (v < I64_MIN || v > I64_MAX) throw argError(i, 'an int64');
+    return v < 0n ? v + TWO64 : v;
   }
-  if (typeof v === 'number') return toU64(v, i);
-  return v; // bigint, string (copied as UTF-8), undefined (NULL)
+  if (v < 0n || v > U64_MAX) throw argError(i, 'a uint64');
+  return v;
+}
+
+/** An 8-32-bit integer's 32 low bits (`x >>> 0`, 1024 or more) as a bigint. */
+function bigint32(x: number): bigint {
+  return BigInt(x);
+}
+
+// Addresses of memory passed as pointers, computed once per typed array, DataView or ArrayBuffer
+// (the key keeps its buffer alive, so a cached address is of live memory as long as it can be looked
+// up) and used only while the key is attached (byteLength ≠ 0 at the call: a detached typed array
+// or ArrayBuffer reads 0, a detached DataView throws a TypeError, and objectPointer refuses both).
+const addresses = new WeakMap<object, bigint>();
+/** The initial "last buffer" of every pointer argument: no caller holds it, so none matches it. */
+const NEVER = Object.freeze({ byteLength: 0 });
+
+/**
+ * The address of a buffer or view passed as a pointer (cached, see above), the object itself where
+ * node:ffi should decide (an empty one; not memory at all), or a TypeError for a detached buffer.
+ */
+function objectPointer(v: object, i: number): unknown {
+  const cached = addresses.get(v);
+  if (cached !== undefined && (v as ArrayBufferView).byteLength !== 0) return cached;
+  let buffer: ArrayBufferLike;
+  const view = ArrayBuffer.isView(v);
+  if (view) buffer = v.buffer;
+  else if (types.isAnyArrayBuffer(v)) buffer = v as ArrayBufferLike;
+  else return v; // not memory: node:ffi refuses it with its own TypeError
+  if ((buffer as { detached?: boolean }).detached === true) {
+    throw new TypeError(view ? `Argument ${i} is an ArrayBufferView backed by a detached ArrayBuffer` : `Argument ${i} is a detached ArrayBuffer`);
+  }
+  if ((v as ArrayBufferView | ArrayBuffer).byteLength === 0) return v; // empty: node:ffi passes it its own way
+  // `.buffer` above moved an on-heap typed array's bytes off the V8 heap, where they never move
+  const address = ffiModule!.getRawPointer(buffer) + BigInt(view ? (v as ArrayBufferView).byteOffset : 0);
+  addresses.set(v, address);
+  return address;
 }
 
 /** A 64-bit result as koffi gives it: a number when it fits in 2^53, else the bigint. */
@@ -189,25 +292,63 @@ function renameError(fn: string, params: readonly unknown[], e: unknown): unknow
 }
 
 /**
- * Wraps a node:ffi function with the adapters its signature needs, as straight-line code (one
- * compiled function per signature shape: no per-argument loop or array on the call path).
+ * The code converting argument `i` into `p<i>`. Closure variables remember, per argument, the last
+ * number and its bigint (`l<i>`, `c<i>`: a handle or size passed again costs a comparison) and the
+ * last buffer and its address (`k<i>`, `q<i>`: the typed layer passes the same Scratch slot every
+ * call, a raw caller usually the same array). `k<i>` also keeps that buffer reachable until another
+ * replaces it, so no collection can free the memory behind an address while C writes through it (an
+ * optimized caller may count its own reference dead before the call returns).
  */
-function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }): NativeFunction {
+function convert(a: ArgPlan, i: number, direct: boolean): string {
+  const v = `a${i}`;
+  const p = `p${i}`;
+  const remember = (fn: string) => `if (${v} !== l${i}) { c${i} = ${fn}; l${i} = ${v}; } ${p} = c${i};`;
+  if (a.conv === 'ptr') {
+    return `if (${v} === k${i} && ${v}.byteLength !== 0) ${p} = q${i};` +
+      ` else if (typeof ${v} === 'object' && ${v} !== null) { ${p} = O(${v}, ${i}); if (typeof ${p} === 'bigint') { k${i} = ${v}; q${i} = ${p}; } }` +
+      ` else if (typeof ${v} === 'number') { ${remember(`U(${v}, ${i})`)} }` +
+      ` else ${p} = ${v} == null ? 0n : ${v};`; // NULL as 0n: node:ffi's fast path takes bigints only
+  }
+  if (a.conv === 'u64' || a.conv === 'i64') {
+    const signed = a.conv === 'i64';
+    const num = signed ? `I(${v}, ${i}, ${direct})` : `U(${v}, ${i})`;
+    if (!direct) return `if (typeof ${v} === 'number') { ${remember(num)} } else ${p} = ${v};`; // node:ffi checks the rest
+    return `if (typeof ${v} === 'number') { ${remember(num)} } else if (typeof ${v} === 'bigint') ${p} = B(${v}, ${i}, ${signed}); else throw E(${i}, '${signed ? 'an int64' : 'a uint64'}');`;
+  }
+  const range = INT_RANGE[a.ffi];
+  if (!direct || !range) return `${p} = ${v};`; // floats, and integers node:ffi checks itself
+  const [min, max, label] = range;
+  const bad = a.ffi === 'int32' ? `(${v} | 0) !== ${v}` : a.ffi === 'uint32' ? `(${v} >>> 0) !== ${v}` : `(${v} | 0) !== ${v} || ${v} < ${min} || ${v} > ${max}`;
+  return `if (typeof ${v} !== 'number' || ${bad}) throw E(${i}, '${label}');` +
+    ` x = ${v} >>> 0; if (x < 1024) ${p} = T[x]; else { if (x !== l${i}) { c${i} = N(x); l${i} = x; } ${p} = c${i}; }`;
+}
+
+/**
+ * Wraps a node:ffi function with the adapters its signature needs, as straight-line code (one
+ * compiled function per C function: its call sites stay monomorphic, and no per-argument loop or
+ * array is on the call path).
+ */
+function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan): NativeFunction {
+  const n = plan.args.length;
   const names = plan.args.map((_, i) => `a${i}`);
-  const conv: Record<Conv, string> = { none: '', u64: 'U', i64: 'I', ptr: 'P' };
-  // A typed array at offset 0 of an unshared buffer (the out-parameter slots of the typed layer) is
-  // turned into its ArrayBuffer here, in this function's own code, so that its property reads stay
-  // monomorphic; the shared toPointer sees every shape of every function and handles the rest.
-  const fast = plan.args.map((a, i) => (a.conv === 'ptr'
-    ? `const p${i} = (typeof a${i} === 'object' && a${i} !== null && a${i}.byteOffset === 0 && ArrayBuffer.isView(a${i}) && a${i}.byteLength !== 0 && !((b = a${i}.buffer) instanceof SharedArrayBuffer)) ? b : P(a${i}, ${i});`
-    : '')).join(' ');
-  const call = `f(${plan.args.map((a, i) => (a.conv === 'none' ? names[i] : a.conv === 'ptr' ? `p${i}` : `${conv[a.conv]}(${names[i]}, ${i})`)).join(', ')})`;
-  const body = `${plan.args.some((a) => a.conv === 'ptr') ? 'let b; ' : ''}${fast} ${plan.result[1] ? `return W(${call});` : `return ${call};`}`;
-  const argsCheck = `if (arguments.length !== ${names.length}) throw new TypeError(name + ': expected ${names.length} argument${names.length === 1 ? '' : 's'}, got ' + arguments.length);`;
-  const source = `return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) { ${argsCheck} try { ${body} } catch (e) { throw R(name, params, e); } };`;
+  const locals = plan.args.map((_, i) => `p${i}`).concat('x');
+  // per argument, the closure variables of convert(); k starts as an object no caller can pass
+  const state = plan.args.flatMap((a, i) => (a.conv === 'ptr' ? [`l${i}`, `c${i}`, `k${i} = K`, `q${i}`] : [`l${i}`, `c${i}`]));
+  const body = plan.args.map((a, i) => convert(a, i, call.direct)).join('\n    ');
+  const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
+  const argsCheck = `if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);`;
+  const source = `${state.length ? `let ${state.join(', ')};` : ''}
+return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) {
+  ${argsCheck}
+  let ${locals.join(', ')};
+  try {
+    ${body}
+    return ${plan.result[1] ? `W(f(${args}))` : `f(${args})`};
+  } catch (e) { throw R(name, params, e); }
+};`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function('f', 'U', 'I', 'P', 'W', 'R', 'name', 'params', source) as (...a: unknown[]) => NativeFunction;
-  return make(fn, toU64, toI64, toPointer, fromWide, renameError, name, params);
+  const make = new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'name', 'params', source) as (...a: unknown[]) => NativeFunction;
+  return make(fn, toU64, toI64, bigint64, bigint32, argError, objectPointer, NEVER, SMALL, fromWide, renameError, name, params);
 }
 
 // ---- libraries ----------------------------------------------------------------------------------
@@ -253,16 +394,19 @@ export class NodeFfiLibrary {
   /**
    * Binds `symbol` through node:ffi, or returns why it cannot (the caller keeps koffi).
    * @param name the user-facing name, for messages
+   * @param wideAbi whether to widen integers and pad for the direct call (this platform's answer by
+   *   default; false binds as on other ABIs: every parameter its own node:ffi type, for tests)
    */
-  bind(symbol: string, name: string, result: unknown, params: readonly unknown[]): NativeFunction | string {
+  bind(symbol: string, name: string, result: unknown, params: readonly unknown[], wideAbi = WIDE_ABI): NativeFunction | string {
     const plan = nodeFfiSignature(result, params);
     if (typeof plan === 'string') return plan;
+    const call = nodeFfiCallPlan(plan, wideAbi);
     let fn: NativeFunction;
     try {
-      fn = this.handle.getFunction(symbol, { arguments: plan.args.map((a) => a.ffi), return: plan.result[0] });
+      fn = this.handle.getFunction(symbol, { arguments: call.ffiArgs, return: plan.result[0] });
     } catch (e) {
       return `node:ffi refused ${symbol}: ${(e as Error).message}`;
     }
-    return adapt(fn, name, params, plan);
+    return adapt(fn, name, params, plan, call);
   }
 }
