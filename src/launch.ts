@@ -561,7 +561,7 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   drv.bindHinted(ctx);
   let status = enqueue(cfg, kernel, h, pack);
   if (status !== 0 && drv.rebindIfStale(ctx, status)) status = enqueue(cfg, kernel, h, pack);
-  if (status !== 0) throw drv.fail(ctx, cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
+  if (status !== 0) throw drv.fail(ctx, cfg.ex || launchEx ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
 }
 
 /** Registers what a launch uses with the capture its stream takes part in (the graph keeps it alive). */
@@ -589,13 +589,33 @@ function packForUntyped(kernel: Kernel, args: ArrayLike<unknown>, from: number, 
 // cost more than this path's whole budget.
 let cuLaunchKernel: NativeFunction | undefined;
 let cuLaunchKernelEx: NativeFunction | undefined;
+/**
+ * Whether every launch goes through cuLaunchKernelEx (decided at the first launch): so when the
+ * driver is called through node:ffi, which takes its four arguments as one direct call where
+ * cuLaunchKernel's eleven go through a JS wrapper. With koffi, cuLaunchKernel (no config to write).
+ */
+let launchEx: boolean | undefined;
+/** A config's CUlaunchConfig without attributes, encoded on its first cuLaunchKernelEx launch. */
+const plainEx = new WeakMap<LaunchConfig, { view: DataView; bytes: Uint8Array }>();
+
+function exOf(cfg: LaunchConfig): { view: DataView; bytes: Uint8Array } {
+  let ex = plainEx.get(cfg);
+  if (ex === undefined) {
+    const bytes = new Uint8Array(CONFIG_BYTES); // attrs = NULL, numAttrs = 0
+    const view = new DataView(bytes.buffer);
+    [cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes].forEach((v, i) => view.setUint32(i * 4, v, true));
+    plainEx.set(cfg, (ex = { view, bytes }));
+  }
+  return ex;
+}
 
 function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): number {
-  if (cfg.ex === undefined) {
+  if (cfg.ex === undefined && !(launchEx ??= (drv.native('cuLaunchKernel'), drv.viaNodeFfi('cuLaunchKernel')))) {
     return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
   }
-  writeU64(cfg.ex.view, 32, h);
-  return (cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx'))(cfg.ex.bytes, kernel.handle, pack.table, null);
+  const ex = cfg.ex ?? exOf(cfg);
+  writeU64(ex.view, 32, h);
+  return (cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx'))(ex.bytes, kernel.handle, pack.table, null);
 }
 
 /**
