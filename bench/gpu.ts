@@ -446,6 +446,31 @@ function loadObjects(): Any {
   return merged;
 }
 
+/** The objects layer's copies as a pass: `ops` copies of `big` from (h2d) or to `host` on `stream`, then one wait. */
+function objectCopies(big: Any, host: Any, h2d: boolean, stream: Any): (ops: number) => void {
+  return (ops) => {
+    for (let i = 0; i < ops; i++) {
+      if (h2d) big.copyFrom(host, { stream });
+      else big.copyTo(host, { stream });
+    }
+    stream.synchronize();
+  };
+}
+
+/** The objects layer's event round trip as a pass: record a, record b, wait for b, read the time between. */
+function eventRoundTrips(a: Any, b: Any, stream: Any): (ops: number) => void {
+  return (ops) => {
+    let ms = 0;
+    for (let i = 0; i < ops; i++) {
+      a.record(stream);
+      b.record(stream);
+      b.synchronize();
+      ms += b.elapsedSince(a);
+    }
+    if (!(ms >= 0)) throw new Error('bad elapsed time');
+  };
+}
+
 async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
   const impl = new Impl('cuda-ts-objects');
   Object.assign(impl.rows, preset);
@@ -525,16 +550,7 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, prese
     const a = O.Event.create();
     const b = O.Event.create();
     try {
-      return measure((ops) => {
-        let ms = 0;
-        for (let i = 0; i < ops; i++) {
-          a.record(stream);
-          b.record(stream);
-          b.synchronize();
-          ms += b.elapsedSince(a);
-        }
-        if (!(ms >= 0)) throw new Error('bad elapsed time');
-      }, scaled(5000, 100), 100);
+      return measure(eventRoundTrips(a, b, stream), scaled(5000, 100), 100);
     } finally {
       a.close();
       b.close();
@@ -556,13 +572,7 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, prese
     big = O.DeviceBuffer.alloc(COPY_BYTES);
     pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
     const pageable = new Uint8Array(COPY_BYTES).fill(2);
-    const copier = (h2d: boolean, host: Any) => (ops: number) => {
-      for (let i = 0; i < ops; i++) {
-        if (h2d) big.copyFrom(host, { stream });
-        else big.copyTo(host, { stream });
-      }
-      stream.synchronize();
-    };
+    const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
     await impl.row('h2d_pinned_256MiB', () => measure(copier(true, pinned), scaled(4, 1), 1, 'GB/s', COPY_BYTES));
     await impl.row('d2h_pinned_256MiB', () => measure(copier(false, pinned), scaled(4, 1), 1, 'GB/s', COPY_BYTES));
     await impl.row('h2d_pageable_256MiB', () => measure(copier(true, pageable), scaled(2, 1), 1, 'GB/s', COPY_BYTES));
@@ -686,16 +696,7 @@ function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void
     extras.push(a);
     const b = O.Event.create();
     extras.push(b);
-    passes.event_record_elapsed = (ops) => {
-      let ms = 0;
-      for (let i = 0; i < ops; i++) {
-        a.record(stream);
-        b.record(stream);
-        b.synchronize();
-        ms += b.elapsedSince(a);
-      }
-      if (!(ms >= 0)) throw new Error('bad elapsed time');
-    };
+    passes.event_record_elapsed = eventRoundTrips(a, b, stream);
   } catch (e) {
     log(`objects event_record_elapsed not interleaved: ${reason(e)}`);
   }
@@ -705,13 +706,7 @@ function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void
     const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);
     extras.push(pinned);
     const pageable = new Uint8Array(COPY_BYTES).fill(2);
-    const copier = (h2d: boolean, host: Any) => (ops: number) => {
-      for (let i = 0; i < ops; i++) {
-        if (h2d) big.copyFrom(host, { stream });
-        else big.copyTo(host, { stream });
-      }
-      stream.synchronize();
-    };
+    const copier = (h2d: boolean, host: Any) => objectCopies(big, host, h2d, stream);
     passes.h2d_pinned_256MiB = copier(true, pinned);
     passes.d2h_pinned_256MiB = copier(false, pinned);
     passes.h2d_pageable_256MiB = copier(true, pageable);
