@@ -97,11 +97,11 @@ function specifier(fromDir: string, file: string): string {
  * The bundle of `spec` in the tree at `root`, as text: the entry's code with the files of its eager
  * graph inside the boundary inlined. Returns undefined when the entry is already a bundle.
  */
-export function bundleEntry(root: string, spec: BundleSpec): { text: string; body: string; bodyName: string; files: string[] } | undefined {
+export function bundleEntry(root: string, spec: BundleSpec): { text: string; body: string; bodyName: string; plain: string; plainName: string; files: string[] } | undefined {
   const entry = join(root, spec.entry);
   const read = (file: string): string => (spec.lazyReexports ? lazyReexports(readFileSync(file, 'utf8')) : readFileSync(file, 'utf8'));
   const entryText = read(entry);
-  if (entryText.startsWith(BUNDLE_BANNER) || entry.endsWith(BODY_SUFFIX)) return undefined;
+  if (entryText.startsWith(BUNDLE_BANNER) || entry.endsWith(BODY_SUFFIX) || entry.endsWith(PLAIN_SUFFIX)) return undefined;
   const boundary = join(root, spec.boundary);
   const exclude = (spec.exclude ?? []).map((e) => join(root, e));
   const bundleDir = dirname(entry);
@@ -180,11 +180,15 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
   // the text once more (flattening the joined string)
   const body = `(function (exports, require, module, __filename, __dirname) {\n${loadFaster(parts.join('\n'))}\n})\n`;
   const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
-  return { text: stub(bodyName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1), body, bodyName, files: order.map(key) };
+  const plainName = `${basename(entry, '.js')}${PLAIN_SUFFIX}`;
+  const text = stub(bodyName, plainName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1);
+  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key) };
 }
 
 /** The file beside an entry that holds its bundled code: `index.js` → `index.body.js`. */
 export const BODY_SUFFIX = '.body.js';
+/** The file beside an entry that keeps it as compiled (`index.plain.js`), for other module systems. */
+export const PLAIN_SUFFIX = '.plain.js';
 
 /**
  * The entry file: it compiles the bundle's code (`bodyName`, beside it) with a V8 code cache of its
@@ -199,44 +203,51 @@ export const BODY_SUFFIX = '.body.js';
  * rejected or missing cache is written again (to a temporary name, then renamed) once the code that
  * ran by then is compiled. Any failure only means compiling as Node would.
  */
-function stub(bodyName: string, hash: string, files: number): string {
+function stub(bodyName: string, plainName: string, hash: string, files: number): string {
   return `${BUNDLE_BANNER} the code of ${files} files is in ${bodyName}, compiled here with a private code cache. Generated; do not edit.
 'use strict';
-const fs = require('fs');
-const file = __dirname + '/${bodyName}';
-const source = fs.readFileSync(file, 'latin1');
-const cache = (() => {
-  const env = process.env.CUDA_TS_CODE_CACHE;
-  if (env === '0' || typeof process.getuid !== 'function') return undefined;
-  const base = process.env.XDG_CACHE_HOME || (process.env.HOME ? process.env.HOME + '/.cache' : '');
-  const dir = env || (base && base + '/cuda-ts');
-  if (!dir) return undefined;
-  let flags = 0;
-  for (const c of process.execArgv.join(' ')) flags = (flags * 31 + c.charCodeAt(0)) >>> 0;
-  return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + flags.toString(36) + '.v8' };
-})();
-const own = (path) => {
-  const s = fs.statSync(path);
-  return s.uid === process.getuid() && (s.mode & 0o022) === 0;
-};
-let cachedData;
-if (cache !== undefined) {
-  try {
-    if (own(cache.dir) && own(cache.path)) cachedData = fs.readFileSync(cache.path);
-  } catch {}
-}
-const script = new (require('vm').Script)(source, { filename: file, cachedData });
-script.runInThisContext().call(module.exports, module.exports, require, module, __filename, __dirname);
-if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-  setImmediate(() => {
+// Under another module system (jest's registry, a bundler's require) the bundle could not share its
+// files' instances with that system's modules: the entry as compiled, ${plainName}, loads instead.
+if (require.cache !== require('module')._cache) module.exports = require('./${plainName}');
+else compile();
+
+function compile() {
+  const fs = require('fs');
+  const file = __dirname + '/${bodyName}';
+  const source = fs.readFileSync(file, 'latin1');
+  const cache = (() => {
+    const env = process.env.CUDA_TS_CODE_CACHE;
+    if (env === '0' || typeof process.getuid !== 'function') return undefined;
+    const base = process.env.XDG_CACHE_HOME || (process.env.HOME ? process.env.HOME + '/.cache' : '');
+    const dir = env || (base && base + '/cuda-ts');
+    if (!dir) return undefined;
+    let flags = 0;
+    for (const c of process.execArgv.join(' ')) flags = (flags * 31 + c.charCodeAt(0)) >>> 0;
+    return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + flags.toString(36) + '.v8' };
+  })();
+  const own = (path) => {
+    const s = fs.statSync(path);
+    return s.uid === process.getuid() && (s.mode & 0o022) === 0;
+  };
+  let cachedData;
+  if (cache !== undefined) {
     try {
-      fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
-      if (!own(cache.dir)) return;
-      const temporary = cache.path + '.' + process.pid + '.tmp';
-      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
-      fs.renameSync(temporary, cache.path);
+      if (own(cache.dir) && own(cache.path)) cachedData = fs.readFileSync(cache.path);
     } catch {}
-  });
+  }
+  const script = new (require('vm').Script)(source, { filename: file, cachedData });
+  script.runInThisContext().call(module.exports, module.exports, require, module, __filename, __dirname);
+  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    setImmediate(() => {
+      try {
+        fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+        if (!own(cache.dir)) return;
+        const temporary = cache.path + '.' + process.pid + '.tmp';
+        fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+        fs.renameSync(temporary, cache.path);
+      } catch {}
+    });
+  }
 }
 `;
 }
@@ -284,6 +295,7 @@ export function bundleTree(root: string, specs: BundleSpec[] = distEntries(root)
   for (const { s, b } of made) {
     if (!b) continue;
     writeFileSync(join(root, dirname(s.entry), b.bodyName), b.body);
+    writeFileSync(join(root, dirname(s.entry), b.plainName), b.plain);
     writeFileSync(join(root, s.entry), b.text);
     out.push({ entry: s.entry, files: b.files.length });
   }

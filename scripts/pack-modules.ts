@@ -28,7 +28,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MODULES } from '../generator/modules';
-import { BODY_SUFFIX, bundleTree } from './bundle';
+import { BODY_SUFFIX, PLAIN_SUFFIX, bundleTree } from './bundle';
 
 const ROOT = resolve(__dirname, '..');
 const SCOPE = '@cuda-ts';
@@ -283,9 +283,14 @@ function copy(from: string, to: string, transform?: (text: string) => string): v
   mkdirSync(dirname(to), { recursive: true });
   if (transform) writeFileSync(to, transform(readFileSync(from, 'utf8')));
   else copyFileSync(from, to);
-  // a bundled entry's code lies beside it (scripts/bundle.ts): it goes where the entry goes, rewritten alike
-  const body = from.endsWith('.js') ? `${from.slice(0, -3)}${BODY_SUFFIX}` : '';
-  if (body && !from.endsWith(BODY_SUFFIX) && existsSync(body)) copy(body, `${to.slice(0, -3)}${BODY_SUFFIX}`, transform);
+  // a bundled entry's code, and the entry as compiled, lie beside it (scripts/bundle.ts): they go where
+  // the entry goes, rewritten alike
+  if (from.endsWith('.js') && !from.endsWith(BODY_SUFFIX) && !from.endsWith(PLAIN_SUFFIX)) {
+    for (const suffix of [BODY_SUFFIX, PLAIN_SUFFIX]) {
+      const beside = `${from.slice(0, -3)}${suffix}`;
+      if (existsSync(beside)) copy(beside, `${to.slice(0, -3)}${suffix}`, transform);
+    }
+  }
 }
 
 /** Nested conditions: `import` → ESM wrapper, `require` → CommonJS, each with its own declarations. */
