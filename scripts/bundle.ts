@@ -208,7 +208,9 @@ function stub(bodyName: string, plainName: string, hash: string, files: number):
 'use strict';
 // Under another module system (jest's registry, a bundler's require) the bundle could not share its
 // files' instances with that system's modules: the entry as compiled, ${plainName}, loads instead.
-if (require.cache !== require('module')._cache) module.exports = require('./${plainName}');
+// (A template literal: Node's ESM import reads \`module.exports = require('…')\` as a re-export, then
+// reads that file's re-exports and puts an empty, unloaded module in require.cache for each.)
+if (require.cache !== require('module')._cache) module.exports = require(\`./${plainName}\`);
 else compile();
 
 function compile() {

@@ -100,6 +100,23 @@ describe('bundleEntry', () => {
     expect(m.a.file).toBe(join(root, 'pkg/a.js'));
   });
 
+  it('is imported from an ES module with every file whole', () => {
+    // tsc's `export * from './parts'`: Node's ESM import reads such re-exports ahead of running a file
+    write('pkg2/index.js', [
+      '"use strict";',
+      'var __exportStar = function (m, e) { for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(e, p)) e[p] = m[p]; };',
+      'Object.defineProperty(exports, "__esModule", { value: true });',
+      '__exportStar(require("./parts"), exports);',
+      '',
+    ].join('\n'));
+    write('pkg2/parts.js', '"use strict";\nexports.X = 1;\nexports.Y = "two";\n');
+    bundleTree(root, [{ entry: 'pkg2/index.js', boundary: 'pkg2' }]);
+    writeFileSync(join(root, 'check.mjs'), "const m = await import('./pkg2/index.js'); const p = await import('./pkg2/parts.js'); console.log(JSON.stringify({ X: m.default.X, Y: m.default.Y, same: p.default.X === m.default.X }));\n");
+    const r = spawnSync(process.execPath, [join(root, 'check.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') } });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ X: 1, Y: 'two', same: true });
+  });
+
   it('does not bundle a bundle', () => {
     bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
     expect(bundleEntry(root, { entry: 'pkg/index.js', boundary: 'pkg' })).toBeUndefined();
