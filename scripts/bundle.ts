@@ -199,7 +199,7 @@ export const PLAIN_SUFFIX = '.plain.js';
  * `$XDG_CACHE_HOME/cuda-ts`, else `~/.cache/cuda-ts`. A cache file is read only when it and its folder
  * belong to this user and nobody else may write them, since V8 trusts what it loads. It is named by
  * the bundle's content hash (fixed at build time: V8 itself checks only the source's length), the Node
- * version, the architecture and the node flags; V8 rejects data made under other V8 flags, and a
+ * version, the architecture, the node flags and the body's path; V8 rejects data made under other V8 flags, and a
  * rejected or missing cache is written again (to a temporary name, then renamed) once the code that
  * ran by then is compiled. Any failure only means compiling as Node would.
  */
@@ -223,9 +223,11 @@ function compile() {
     const base = process.env.XDG_CACHE_HOME || (process.env.HOME ? process.env.HOME + '/.cache' : '');
     const dir = env || (base && base + '/cuda-ts');
     if (!dir) return undefined;
-    let flags = 0;
-    for (const c of process.execArgv.join(' ')) flags = (flags * 31 + c.charCodeAt(0)) >>> 0;
-    return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + flags.toString(36) + '.v8' };
+    // the flags and this file's path name the data too: V8 rejects data made under other flags, and
+    // code it accepts keeps the file name it was first compiled under (stack traces would show it)
+    let where = 0;
+    for (const c of process.execArgv.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
+    return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8' };
   })();
   const own = (path) => {
     const s = fs.statSync(path);

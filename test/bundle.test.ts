@@ -167,6 +167,21 @@ describe('the code cache', () => {
     expect(readFileSync(file, 'latin1')).not.toBe('not V8 data');
   });
 
+  it('keeps data per location: a copy elsewhere gets its own, and its stack traces name its own files', () => {
+    write('pkg/index.js', readFileSync(join(root, 'pkg/index.plain.js'), 'utf8') + 'exports.fail = () => { throw new Error("from the bundle"); };\n');
+    bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
+    const copy = join(root, 'copy');
+    mkdirSync(copy);
+    for (const f of ['index.js', 'index.body.js', 'index.plain.js', 'a.js', 'sub/c.js', 'sub/b.js']) write(`copy/${f}`, readFileSync(join(root, 'pkg', f), 'utf8'));
+    // the same node flags (-e and its code included) for both: only the location differs
+    const code = `let s; try { require(process.env.DIR).fail(); } catch (e) { s = e.stack; } console.log(JSON.stringify(s.split('\\n')[1]))`;
+    const where = (dir: string): string => run(code, { DIR: `./${dir}` }) as string;
+    expect(where('pkg')).toContain(join(root, 'pkg', 'index.body.js'));
+    expect(cacheFiles()).toHaveLength(1);
+    expect(where('copy')).toContain(join(root, 'copy', 'index.body.js'));
+    expect(cacheFiles()).toHaveLength(2);
+  });
+
   it('is off with CUDA_TS_CODE_CACHE=0', () => {
     expect(run(code, { CUDA_TS_CODE_CACHE: '0', HOME: join(root, 'home'), XDG_CACHE_HOME: '' })).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
     expect(cacheFiles()).toEqual([]);
