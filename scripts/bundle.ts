@@ -224,9 +224,11 @@ function compile() {
     const dir = env || (base && base + '/cuda-ts');
     if (!dir) return undefined;
     // the flags and this file's path name the data too: V8 rejects data made under other flags, and
-    // code it accepts keeps the file name it was first compiled under (stack traces would show it)
+    // code it accepts keeps the file name it was first compiled under (stack traces would show it).
+    // Flags are the long options less an eval's code (\`node -e CODE\` puts CODE in execArgv).
+    const flags = process.execArgv.filter((a, i, all) => a.startsWith('--') && !/^--(eval|print)(=|$)/.test(a) && !/^(-e|-p|--eval|--print)$/.test(all[i - 1] ?? ''));
     let where = 0;
-    for (const c of process.execArgv.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
+    for (const c of flags.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
     return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8' };
   })();
   const own = (path) => {

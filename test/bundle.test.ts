@@ -182,6 +182,15 @@ describe('the code cache', () => {
     expect(cacheFiles()).toHaveLength(2);
   });
 
+  it('is shared by processes with other eval code, and kept apart for other node flags', () => {
+    run(code);
+    run(`${code}; void 'another script'`);
+    expect(cacheFiles()).toHaveLength(1);
+    const r = spawnSync(process.execPath, ['--max-old-space-size=300', '-e', code], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_CODE_CACHE: join(root, 'cache') } });
+    expect(JSON.parse(r.stdout)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    expect(cacheFiles()).toHaveLength(2);
+  });
+
   it('is off with CUDA_TS_CODE_CACHE=0', () => {
     expect(run(code, { CUDA_TS_CODE_CACHE: '0', HOME: join(root, 'home'), XDG_CACHE_HOME: '' })).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
     expect(cacheFiles()).toEqual([]);
