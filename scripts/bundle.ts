@@ -8,6 +8,10 @@
 // an import reads one file. Files required lazily (a module's chunk files, the node:ffi backend) stay
 // files of their own and load on first use, as before.
 //
+// Three files per entry: `<entry>.js` becomes a small loader that compiles `<entry>.body.js` (the
+// bundle) with a private V8 code cache (see stub()); `<entry>.plain.js` keeps the entry as compiled,
+// for module systems whose require.cache is not Node's (jest, bundlers).
+//
 // One instance per file, whatever loads first: each inlined file runs with a module object of its own,
 // registered in require.cache under the file's real path before its code runs, exactly as Node's
 // loader would. A later `require` of that path from anywhere (a chunk file, another bundle that
