@@ -156,3 +156,25 @@ test('the stack header shows the class and the status; name stays the status', (
   expect(missing.stack!.split('\n')[0]).toBe('CudaLibraryError [CUDA_TS_LIBRARY_NOT_FOUND]: cannot load the driver library: none loaded');
   expect(missing.tried).toEqual(['a: no such file']);
 });
+
+// Node 21+ formats a stack on its first read through an accessor: a CudaError is formatted then, not
+// when made (the first formatting of a process costs milliseconds), and the stack can be assigned.
+const lazyStacks = typeof Object.getOwnPropertyDescriptor(new Error(), 'stack')?.get === 'function';
+(lazyStacks ? test : test.skip)('a CudaError formats its stack on first read, not when made (Node 21+)', () => {
+  const prepare = Error.prepareStackTrace;
+  let formatted = 0;
+  Error.prepareStackTrace = (err: Error, frames: unknown[]) => `${++formatted}: ${err.name}, ${frames.length > 0}`;
+  try {
+    class DriverError extends CudaError {}
+    const e = new DriverError('driver', 'cuInit', 3, 'CUDA_ERROR_NOT_INITIALIZED');
+    expect(formatted).toBe(0);
+    expect(e.stack).toBe('1: DriverError [CUDA_ERROR_NOT_INITIALIZED], true');
+    expect(e.stack).toBe('1: DriverError [CUDA_ERROR_NOT_INITIALIZED], true');
+    expect(formatted).toBe(1);
+    expect(e.name).toBe('CUDA_ERROR_NOT_INITIALIZED');
+    e.stack = 'replaced';
+    expect(e.stack).toBe('replaced');
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+});

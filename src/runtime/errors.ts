@@ -24,12 +24,56 @@ export class CudaError extends Error {
     this.module = module;
     this.func = func;
     this.code = code;
-    // V8 writes the stack's first line from `name` when it is first read: class and status there,
-    // then `name` back to the status name (the documented field).
-    this.name = `${new.target.name} [${name}]`;
-    void this.stack;
     this.name = name;
+    // V8 writes the stack's first line from `name` when the stack is first read: class and status
+    // there, with `name` the status name (the documented field) everywhere else.
+    stackHeader(this, `${new.target.name} [${name}]`);
   }
+}
+
+// Where V8 formats `stack` on first read through an accessor (Node 21 and later: one getter/setter
+// pair shared by every error), the error gets its own accessor that formats under the header name
+// then; formatting is costly (~5M instructions for the first error of a process: line ends of the
+// whole script), and most errors are caught without their stack read. Elsewhere, at construction.
+// (Looked up at the first error, not at import: on Node 20 the descriptor's value is a formatted stack.)
+let formatStack: { get: () => unknown } | null | undefined;
+function nativeFormat(): { get: () => unknown } | null {
+  const native = Object.getOwnPropertyDescriptor(new Error(), 'stack');
+  return native !== undefined && typeof native.get === 'function' && typeof native.set === 'function' ? { get: native.get } : null;
+}
+const headers = new WeakMap<Error, string>();
+const lazyStack: PropertyDescriptor = {
+  configurable: true,
+  enumerable: false,
+  get(this: Error): unknown {
+    const header = headers.get(this);
+    if (header === undefined || !formatStack) return undefined;
+    const name = this.name;
+    this.name = header;
+    let stack: unknown;
+    try {
+      stack = formatStack.get.call(this);
+    } finally {
+      this.name = name;
+    }
+    Object.defineProperty(this, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
+    return stack;
+  },
+  set(this: Error, value: unknown): void {
+    Object.defineProperty(this, 'stack', { value, writable: true, configurable: true, enumerable: false });
+  },
+};
+
+function stackHeader(error: Error, header: string): void {
+  if ((formatStack ??= nativeFormat()) !== null) {
+    headers.set(error, header);
+    Object.defineProperty(error, 'stack', lazyStack);
+    return;
+  }
+  const name = error.name;
+  error.name = header;
+  void error.stack;
+  error.name = name;
 }
 
 /** A function the installed library does not provide (too old, or not exported). */
