@@ -206,8 +206,9 @@ export const PLAIN_SUFFIX = '.plain.js';
  * belong to this user and nobody else may write them, since V8 trusts what it loads. It is named by
  * the bundle's content hash (fixed at build time: V8 itself checks only the source's length), the Node
  * version, the architecture, the node flags and the body's path; V8 rejects data made under other V8 flags, and a
- * rejected or missing cache is written again (to a temporary name, then renamed) once the code that
- * ran by then is compiled. Any failure only means compiling as Node would.
+ * rejected or missing cache is written again (to a temporary name, then renamed) when the process
+ * exits, so that it holds every function the process compiled. Any failure only means compiling as
+ * Node would.
  */
 function stub(bodyName: string, plainName: string, hash: string, files: number): string {
   return `${BUNDLE_BANNER} the code of ${files} files is in ${bodyName}, compiled here with a private code cache. Generated; do not edit.
@@ -250,7 +251,10 @@ function compile() {
   const script = new (require('vm').Script)(source, { filename: file, cachedData });
   script.runInThisContext().call(module.exports, module.exports, require, module, __filename, __dirname);
   if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    setImmediate(() => {
+    // at exit: the cache then holds every function this process compiled, not only the import's
+    // (a later process that finds the cache compiles nothing it covers, and the cache is not
+    // rewritten while V8 accepts it)
+    process.once('exit', () => {
       try {
         fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
         if (!own(cache.dir)) return;

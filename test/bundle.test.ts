@@ -148,6 +148,17 @@ describe('the code cache', () => {
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
+  it('holds what the first process compiled up to its exit, not only its import', () => {
+    // pkg's exports.lazyB runs after the import (a timer): its function is compiled then; a process
+    // that never calls it writes less
+    run(code);
+    const importOnly = statSync(join(root, 'cache', cacheFiles()[0])).size;
+    rmSync(join(root, 'cache'), { recursive: true });
+    const later = `const m = require('./pkg'); setTimeout(() => { m.lazyB(); console.log(JSON.stringify(globalThis.loads)); }, 1);`;
+    expect(run(later)).toEqual(['index', 'a', 'c', 'x', 'b']);
+    expect(statSync(join(root, 'cache', cacheFiles()[0])).size).toBeGreaterThan(importOnly);
+  });
+
   it('rejects damaged data and writes it again; the code runs the same', () => {
     run(code);
     const file = join(root, 'cache', cacheFiles()[0]);
