@@ -4,7 +4,8 @@
 // enums are built on first access with TypeScript's name ↔ value lookup.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { lazyEnums, lazyFunctions } from '../src/runtime';
+import koffi from 'koffi';
+import { lazyEnums, lazyFunctions, lazyRecords } from '../src/runtime';
 
 describe('lazyFunctions', () => {
   test('loads a chunk once, on the first call, and replaces every export of it', () => {
@@ -73,6 +74,23 @@ describe('lazyEnums', () => {
     const e = entry.E;
     expect(Object.getOwnPropertyDescriptor(entry, 'E')!.value).toBe(e);
     expect(types.E).toBe(e); // one enum object for both
+  });
+});
+
+describe('lazyRecords', () => {
+  test('records is made on its first read (through the module or an entry re-exporting it), each type on its first call', () => {
+    const types: Record<string, unknown> = { __esModule: true };
+    lazyRecords(types, '\nP|struct|x:int32_t,y:int32_t\nQ|union|p:&P,z:uint8_t[3]\n');
+    expect(Object.getOwnPropertyDescriptor(types, 'records')!.get).toBeDefined();
+    const entry: Record<string, unknown> = {};
+    Object.defineProperty(entry, 'records', Object.getOwnPropertyDescriptor(types, 'records')!);
+    const records = entry.records as Record<string, () => unknown>;
+    expect(Object.getOwnPropertyDescriptor(entry, 'records')!.value).toBe(records);
+    expect(types.records).toBe(records);
+    const p = records.P();
+    expect(koffi.sizeof(p as koffi.TypeSpec)).toBe(8);
+    expect(records.P()).toBe(p);
+    expect(koffi.sizeof(records.Q() as koffi.TypeSpec)).toBe(8);
   });
 });
 

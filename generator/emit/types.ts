@@ -284,7 +284,9 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(`const RECORDS = \``);
   w.lines(recordTable);
   w.line(`\`;`);
-  w.line(`export const records = lazyRecords(RECORDS) as unknown as Records;`);
+  w.line(`/** koffi types of this module's C records (made on first read), each built on first call. */`);
+  w.line(`export declare const records: Records;`);
+  w.line(`lazyRecords(module.exports, RECORDS);`);
   w.blank();
 
   const protos = ir.typedefs.filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'function');

@@ -2,6 +2,7 @@
 // has hundreds, so importing a module defines none. Types are anonymous in koffi (names are global
 // there, and two releases of one struct must coexist in one process).
 import koffi, { type TypeObject } from 'koffi';
+import { lazyMember } from './lazy';
 
 /** A koffi type object. */
 export type KoffiType = TypeObject;
@@ -40,14 +41,19 @@ export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], 
 }
 
 /**
- * A generated module's `records` from one table string, each koffi type built on its first call
- * (one small closure per record at import, instead of two and an array literal's code). `table` has a
- * line per record, `Name|struct|field:type,field:type,…` (or `union`). A field's type is a koffi type
- * name or `&Record` (another record of the table), then `[n]` groups (the last one is the field's
- * array length, earlier ones arrays inside it: `int32_t[4][2]` is two arrays of four), `$` (a char
- * array read as a string) and `@a` (explicit alignment).
+ * Defines a generated module's `records` from one table string: `exports.records` is made on its
+ * first read, and each koffi type in it on its first call. `table` has a line per record,
+ * `Name|struct|field:type,field:type,…` (or `union`). A field's type is a koffi type name or `&Record`
+ * (another record of the table), then `[n]` groups (the last one is the field's array length, earlier
+ * ones arrays inside it: `int32_t[4][2]` is two arrays of four), `$` (a char array read as a string)
+ * and `@a` (explicit alignment).
  */
-export function lazyRecords(table: string): Record<string, () => KoffiType> {
+export function lazyRecords(exports: Record<string, unknown>, table: string): void {
+  lazyMember(exports, 'records', () => recordsOf(table));
+}
+
+/** The record getters of a records table (see lazyRecords): one small closure per record. */
+export function recordsOf(table: string): Record<string, () => KoffiType> {
   const out: Record<string, () => KoffiType> = {};
   for (const line of table.split('\n')) {
     const bar = line.indexOf('|');

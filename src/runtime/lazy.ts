@@ -8,31 +8,31 @@ import type { NativeFunction } from './binder';
 export type ChunkLoader = (chunk: string) => Record<string, unknown>;
 
 /**
- * A stub taking `n` parameters that calls export `target` of the chunk `bind()` loads. Explicit
- * parameters (no rest or spread) up to 16; the few C functions with more take a rest parameter.
- * One closure per stub (its context holds `fn`, `target` and `bind`): a module defines hundreds.
+ * A stub taking `n` parameters that calls export `target` of chunk `chunk`, which `bind` loads.
+ * Explicit parameters (no rest or spread) up to 16; the few C functions with more take a rest
+ * parameter. One closure per stub (its context holds `fn`, `target`, `chunk` and `bind`).
  */
-function stub(n: number, target: string, bind: () => Record<string, unknown>): NativeFunction {
+function stub(n: number, target: string, chunk: number, bind: (chunk: number) => Record<string, unknown>): NativeFunction {
   let fn: NativeFunction | undefined;
   switch (n) {
-    case 0: return () => (fn ??= bind()[target] as NativeFunction)();
-    case 1: return (a) => (fn ??= bind()[target] as NativeFunction)(a);
-    case 2: return (a, b) => (fn ??= bind()[target] as NativeFunction)(a, b);
-    case 3: return (a, b, c) => (fn ??= bind()[target] as NativeFunction)(a, b, c);
-    case 4: return (a, b, c, d) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d);
-    case 5: return (a, b, c, d, e) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e);
-    case 6: return (a, b, c, d, e, f) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f);
-    case 7: return (a, b, c, d, e, f, g) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g);
-    case 8: return (a, b, c, d, e, f, g, h) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h);
-    case 9: return (a, b, c, d, e, f, g, h, i) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i);
-    case 10: return (a, b, c, d, e, f, g, h, i, j) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j);
-    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k);
-    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l);
-    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m);
-    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
-    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
-    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => (fn ??= bind()[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
-    default: return (...args) => (fn ??= bind()[target] as NativeFunction)(...args);
+    case 0: return () => (fn ??= bind(chunk)[target] as NativeFunction)();
+    case 1: return (a) => (fn ??= bind(chunk)[target] as NativeFunction)(a);
+    case 2: return (a, b) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b);
+    case 3: return (a, b, c) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c);
+    case 4: return (a, b, c, d) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d);
+    case 5: return (a, b, c, d, e) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e);
+    case 6: return (a, b, c, d, e, f) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f);
+    case 7: return (a, b, c, d, e, f, g) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g);
+    case 8: return (a, b, c, d, e, f, g, h) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h);
+    case 9: return (a, b, c, d, e, f, g, h, i) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i);
+    case 10: return (a, b, c, d, e, f, g, h, i, j) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j);
+    case 11: return (a, b, c, d, e, f, g, h, i, j, k) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k);
+    case 12: return (a, b, c, d, e, f, g, h, i, j, k, l) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l);
+    case 13: return (a, b, c, d, e, f, g, h, i, j, k, l, m) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m);
+    case 14: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o);
+    case 15: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p);
+    case 16: return (a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q) => (fn ??= bind(chunk)[target] as NativeFunction)(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
+    default: return (...args) => (fn ??= bind(chunk)[target] as NativeFunction)(...args);
   }
 }
 
@@ -44,9 +44,14 @@ function stub(n: number, target: string, bind: () => Record<string, unknown>): N
  * module go straight to it; a caller holding a stub keeps calling through it (one extra call).
  */
 export function lazyFunctions(exports: Record<string, unknown>, table: string, load: ChunkLoader): void {
-  // One pass over the table with indexOf/slice: no arrays of lines or members (this runs at import,
-  // once per name, in the interpreter; a split per line allocated hundreds of strings to drop).
+  // One pass over the table with indexOf/slice, allocating only what stays: a stub per name (and its
+  // name). This runs at import, in the interpreter, and what it allocates decides whether the import
+  // triggers another young-generation GC; per-chunk closures, member lists and aliases' maps are
+  // made on the first call instead, from the line's offsets.
   const end = table.length;
+  const lines: number[] = []; // chunk number → offset of its line
+  const loaded: Record<string, unknown>[] = [];
+  const bind = (chunk: number): Record<string, unknown> => loaded[chunk] ?? bindChunk(exports, table, lines[chunk], load, loaded, chunk);
   // the next '=' in the table (an alias), found once and passed by: searching from every member
   // scanned on to the next alias, ~1.2 MB of text for the driver's 11 KB table
   let nextEq = table.indexOf('=');
@@ -56,20 +61,7 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
     if (nl < 0) nl = end;
     const bar = table.indexOf('|', start);
     if (bar > start && bar < nl) {
-      const chunk = table.slice(start, bar);
-      const members = table.slice(bar + 1, nl);
-      let loaded: Record<string, unknown> | undefined;
-      const bind = (): Record<string, unknown> => {
-        if (loaded) return loaded;
-        const m = load(chunk);
-        for (const member of members.split(' ')) {
-          const eq = member.indexOf('=');
-          const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
-          const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
-          exports[name] = m[target];
-        }
-        return (loaded = m);
-      };
+      const chunk = lines.push(start) - 1;
       let aliased: Record<string, unknown> | undefined; // target → stub, once an alias is seen
       for (let i = bar + 1; i < nl; ) {
         let sp = table.indexOf(' ', i);
@@ -85,16 +77,31 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
           // an alias and its target share one stub, as they share one implementation once loaded
           const target = table.slice(nextEq + 1, slash);
           aliased ??= {};
-          exports[table.slice(i, nextEq)] = aliased[target] ??= (exports[target] as NativeFunction | undefined) ?? stub(n, target, bind);
+          exports[table.slice(i, nextEq)] = aliased[target] ??= (exports[target] as NativeFunction | undefined) ?? stub(n, target, chunk, bind);
         } else {
           const name = table.slice(i, slash);
-          exports[name] = (aliased?.[name] as NativeFunction | undefined) ?? stub(n, name, bind);
+          exports[name] = (aliased?.[name] as NativeFunction | undefined) ?? stub(n, name, chunk, bind);
         }
         i = sp + 1;
       }
     }
     start = nl + 1;
   }
+}
+
+/** Requires chunk `chunk` (its line at `at`) and puts its functions on `exports` in place of the stubs. */
+function bindChunk(exports: Record<string, unknown>, table: string, at: number, load: ChunkLoader, loaded: Record<string, unknown>[], chunk: number): Record<string, unknown> {
+  let nl = table.indexOf('\n', at);
+  if (nl < 0) nl = table.length;
+  const bar = table.indexOf('|', at);
+  const m = load(table.slice(at, bar));
+  for (const member of table.slice(bar + 1, nl).split(' ')) {
+    const eq = member.indexOf('=');
+    const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
+    const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
+    exports[name] = m[target];
+  }
+  return (loaded[chunk] = m);
 }
 
 /**
@@ -106,6 +113,7 @@ export function lazyFunctions(exports: Record<string, unknown>, table: string, l
 export function lazyEnums(exports: Record<string, unknown>, table: string): void {
   // one pass with indexOf, as lazyFunctions: a getter keeps its line's offsets, not a copy of it
   const end = table.length;
+  const accessor: PropertyDescriptor = { configurable: true, enumerable: true, get: undefined };
   for (let start = 0; start < end; ) {
     let nl = table.indexOf('\n', start);
     if (nl < 0) nl = end;
@@ -115,28 +123,53 @@ export function lazyEnums(exports: Record<string, unknown>, table: string): void
     if (bar > nl) bar = -1;
     if (eq > nl) eq = -1;
     const sep = bar < 0 ? eq : eq < 0 || bar < eq ? bar : eq;
-    if (sep > start) defineEnum(exports, table, table.slice(start, sep), sep, nl);
+    if (sep > start) {
+      const name = table.slice(start, sep);
+      accessor.get = enumGetter(exports, table, name, sep, nl);
+      Object.defineProperty(exports, name, accessor);
+    }
     start = nl + 1;
   }
 }
 
-function defineEnum(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): void {
-  let built: Record<string | number, string | number> | undefined;
+function enumGetter(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): (this: unknown) => unknown {
+  return function (this: unknown) {
+    // an alias is its enum's object: read through the module (which builds it once)
+    const value = table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end));
+    return settle(this, exports, name, value);
+  };
+}
+
+/**
+ * Defines `exports[name]`, made by `make` on its first read (a generated module's `records`: built at
+ * import, its hundred-odd closures were a good part of what an import allocates).
+ */
+export function lazyMember(exports: Record<string, unknown>, name: string, make: () => unknown): void {
   Object.defineProperty(exports, name, {
     configurable: true,
     enumerable: true,
     get(this: unknown) {
-      // an alias is its enum's object: read through the module (which builds it once)
-      const value = (built ??= table[sep] === '=' ? (exports[table.slice(sep + 1, end)] as Record<string | number, string | number>) : enumOf(table.slice(sep + 1, end)));
-      // Later reads are plain property reads, on this module and on an entry that re-exports it:
-      // `export *` copies this getter as is onto the entry (index, raw), so the object read from,
-      // `this`, is the one to redefine (redefining `exports` alone left the entry's copy calling
-      // this getter on every read, ~160 ns against ~7 ns).
-      const at = this !== null && typeof this === 'object' ? this : exports;
-      Object.defineProperty(at, name, { value, writable: true, configurable: true, enumerable: true });
-      return value;
+      return settle(this, exports, name, make());
     },
   });
+}
+
+/**
+ * Replaces a lazy member's getter by its value, on the object it was read from. Later reads are
+ * plain property reads, on this module and on an entry that re-exports it: `export *` copies the
+ * getter as is onto the entry (index, raw), so the object read from, `this`, is the one to redefine
+ * (redefining `exports` alone left the entry's copy calling the getter on every read, ~160 ns against
+ * ~7 ns). The first value made is kept: a read through the entry and one through the module see one
+ * object.
+ */
+function settle(at: unknown, exports: Record<string, unknown>, name: string, value: unknown): unknown {
+  const own = Object.getOwnPropertyDescriptor(exports, name);
+  // the module itself settled first (a read through it, or an alias): that object, not a second one
+  const kept = own !== undefined && 'value' in own ? own.value : value;
+  const settled = { value: kept, writable: true, configurable: true, enumerable: true };
+  if (own !== undefined && !('value' in own)) Object.defineProperty(exports, name, settled);
+  if (at !== null && typeof at === 'object' && at !== exports) Object.defineProperty(at, name, settled);
+  return kept;
 }
 
 /** An enum object from `MEMBER=value MEMBER=value …`: name → value and value → name. */

@@ -4412,7 +4412,9 @@ CUpti_ActivityPcie_id|union|devId:int32_t,bridgeId:uint32_t
 CUpti_MetricValue|union|metricValueDouble:double,metricValueUint64:uint64_t,metricValueInt64:int64_t,metricValuePercent:double,metricValueThroughput:uint64_t,metricValueUtilizationLevel:int32_t
 CUpti_ResourceData_resourceHandle|union|stream:uintptr_t
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

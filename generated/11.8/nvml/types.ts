@@ -1458,7 +1458,9 @@ nvmlVgpuVersion_st|struct|minVersion:uint32_t,maxVersion:uint32_t
 nvmlViolationTime_st|struct|referenceTime:uint64_t,violationTime:uint64_t
 nvmlValue_st|union|dVal:double,uiVal:uint32_t,ulVal:uint64_t,ullVal:uint64_t,sllVal:int64_t
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 // Constants (#define) of the headers.
 export const NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED = 0;

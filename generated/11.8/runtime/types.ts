@@ -1911,7 +1911,9 @@ cudaExternalSemaphoreWaitParams_v1_params_nvSciSync|union|fence:uintptr_t,reserv
 cudaLaunchAttributeValue|union|pad:char[64],accessPolicyWindow:&cudaAccessPolicyWindow,cooperative:int32_t,syncPolicy:int32_t,clusterDim:&cudaLaunchAttributeValue_clusterDim,clusterSchedulingPolicyPreference:int32_t,programmaticStreamSerializationAllowed:int32_t,programmaticEvent:&cudaLaunchAttributeValue_programmaticEvent,priority:int32_t
 cudaResourceDesc_res|union|array:&cudaResourceDesc_res_array,mipmap:&cudaResourceDesc_res_mipmap,linear:&cudaResourceDesc_res_linear,pitch2D:&cudaResourceDesc_res_pitch2D
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

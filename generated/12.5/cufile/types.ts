@@ -389,7 +389,9 @@ timespec|struct|tv_sec:int64_t,tv_nsec:int64_t
 CUfileDescr_t_handle|union|fd:int32_t,handle:uintptr_t
 CUfileIOParams_u|union|batch:&CUfileIOParams_u_batch
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 // Constants (#define) of the headers.
 export const CU_FILE_RDMA_REGISTER = 1;

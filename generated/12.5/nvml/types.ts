@@ -1953,7 +1953,9 @@ nvmlValue_st|union|dVal:double,siVal:int32_t,uiVal:uint32_t,ulVal:uint64_t,ullVa
 nvmlVgpuSchedulerParams_t|union|vgpuSchedDataWithARR:&nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR,vgpuSchedData:&nvmlVgpuSchedulerParams_t_vgpuSchedData
 nvmlVgpuSchedulerSetParams_t|union|vgpuSchedDataWithARR:&nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR,vgpuSchedData:&nvmlVgpuSchedulerSetParams_t_vgpuSchedData
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 // Constants (#define) of the headers.
 export const NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED = 0;

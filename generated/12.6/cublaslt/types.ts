@@ -1124,7 +1124,9 @@ cublasLtMatmulPreferenceOpaque_t|struct|data:uint64_t[8]
 cublasLtMatrixLayoutOpaque_t|struct|data:uint64_t[8]
 cublasLtMatrixTransformDescOpaque_t|struct|data:uint64_t[8]
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

@@ -148,7 +148,9 @@ export interface Records {
 }
 const RECORDS = `
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 // Constants (#define) of the headers.
 export const CURAND_VERSION = 10307;

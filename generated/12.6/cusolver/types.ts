@@ -364,7 +364,9 @@ _IO_FILE|struct|_flags:int32_t,_IO_read_ptr:uintptr_t,_IO_read_end:uintptr_t,_IO
 double2|struct|x:double,y:double
 float2|struct|x:float@8,y:float
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

@@ -2915,7 +2915,9 @@ CUstreamBatchMemOpParams_union|union|operation:int32_t,waitValue:&CUstreamMemOpW
 CUstreamMemOpWaitValueParams_st_anon2|union|value:uint32_t,value64:uint64_t
 CUstreamMemOpWriteValueParams_st_anon2|union|value:uint32_t,value64:uint64_t
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

@@ -2243,7 +2243,9 @@ cudaGraphNodeParams_anon2|union|reserved1:int64_t[29],kernel:&cudaKernelNodePara
 cudaLaunchAttributeValue|union|pad:char[64],accessPolicyWindow:&cudaAccessPolicyWindow,cooperative:int32_t,syncPolicy:int32_t,clusterDim:&cudaLaunchAttributeValue_clusterDim,clusterSchedulingPolicyPreference:int32_t,programmaticStreamSerializationAllowed:int32_t,programmaticEvent:&cudaLaunchAttributeValue_programmaticEvent,priority:int32_t,memSyncDomainMap:&cudaLaunchMemSyncDomainMap_st,memSyncDomain:int32_t,launchCompletionEvent:&cudaLaunchAttributeValue_launchCompletionEvent,deviceUpdatableKernelNode:&cudaLaunchAttributeValue_deviceUpdatableKernelNode,sharedMemCarveout:uint32_t
 cudaResourceDesc_res|union|array:&cudaResourceDesc_res_array,mipmap:&cudaResourceDesc_res_mipmap,linear:&cudaResourceDesc_res_linear,pitch2D:&cudaResourceDesc_res_pitch2D
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

@@ -1307,7 +1307,9 @@ cudnnConvolutionFwdAlgoPerfStruct|struct|algo:int32_t,status:int32_t,time:float,
 cudnnDebugStruct|struct|cudnn_version:uint32_t,cudnnStatus:int32_t,time_sec:uint32_t,time_usec:uint32_t,time_delta:uint32_t,handle:uintptr_t,stream:uintptr_t,pid:uint64_t,tid:uint64_t,cudaDeviceId:int32_t,reserved:int32_t[15]
 cudnnFractionStruct|struct|numerator:int64_t,denominator:int64_t
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

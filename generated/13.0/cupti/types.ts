@@ -5380,7 +5380,9 @@ CUpti_MetricValue|union|metricValueDouble:double,metricValueUint64:uint64_t,metr
 CUpti_ResourceData_resourceHandle|union|stream:uintptr_t
 CUpti_StateData_anon0|union|notification:&CUpti_StateData_anon0_notification
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */

@@ -130,7 +130,9 @@ ncclConfig_v22800|struct|size:uint64_t,magic:uint32_t,version:uint32_t,blocking:
 ncclSimInfo_v22200|struct|size:uint64_t,magic:uint32_t,version:uint32_t,estimatedTime:float
 ncclUniqueId|struct|internal:char[128]
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 // Constants (#define) of the headers.
 export const NCCL_CTA_POLICY_DEFAULT = 0;

@@ -2483,7 +2483,9 @@ cudaLaunchAttributeValue|union|pad:char[64],accessPolicyWindow:&cudaAccessPolicy
 cudaMemcpy3DOperand_op|union|ptr:&cudaMemcpy3DOperand_op_ptr,array:&cudaMemcpy3DOperand_op_array
 cudaResourceDesc_res|union|array:&cudaResourceDesc_res_array,mipmap:&cudaResourceDesc_res_mipmap,linear:&cudaResourceDesc_res_linear,pitch2D:&cudaResourceDesc_res_pitch2D,reserved:&cudaResourceDesc_res_reserved
 `;
-export const records = lazyRecords(RECORDS) as unknown as Records;
+/** koffi types of this module's C records (made on first read), each built on first call. */
+export declare const records: Records;
+lazyRecords(module.exports, RECORDS);
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
  *  `koffi.register(fn, koffi.pointer(callbacks.X()))`. */
