@@ -207,8 +207,8 @@ export const PLAIN_SUFFIX = '.plain.js';
  * the bundle's content hash (fixed at build time: V8 itself checks only the source's length), the Node
  * version, the architecture, the node flags and the body's path; V8 rejects data made under other V8 flags, and a
  * rejected or missing cache is written again (to a temporary name, then renamed) when the process
- * exits, so that it holds every function the process compiled. Any failure only means compiling as
- * Node would.
+ * exits, so that it holds every function the process compiled; the data of earlier builds of the
+ * same file is removed then. Any failure only means compiling as Node would.
  */
 function stub(bodyName: string, plainName: string, hash: string, files: number): string {
   return `${BUNDLE_BANNER} the code of ${files} files is in ${bodyName}, compiled here with a private code cache. Generated; do not edit.
@@ -236,7 +236,8 @@ function compile() {
     const flags = process.execArgv.filter((a, i, all) => a.startsWith('--') && !/^--(eval|print)(=|$)/.test(a) && !/^(-e|-p|--eval|--print)$/.test(all[i - 1] ?? ''));
     let where = 0;
     for (const c of flags.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
-    return { dir, path: dir + '/${hash}-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8' };
+    const suffix = '-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8';
+    return { dir, path: dir + '/${hash}' + suffix, suffix };
   })();
   const own = (path) => {
     const s = fs.statSync(path);
@@ -261,6 +262,11 @@ function compile() {
         const temporary = cache.path + '.' + process.pid + '.tmp';
         fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temporary, cache.path);
+        // the data of earlier builds of this file (same location, flags and Node; another hash)
+        // is never read again: removed, so the folder does not grow with every update
+        for (const name of fs.readdirSync(cache.dir)) {
+          if (name.endsWith(cache.suffix) && /^[0-9a-f]{20}-/.test(name) && !name.startsWith('${hash}-')) fs.unlinkSync(cache.dir + '/' + name);
+        }
       } catch {}
     });
   }

@@ -159,6 +159,21 @@ describe('the code cache', () => {
     expect(statSync(join(root, 'cache', cacheFiles()[0])).size).toBeGreaterThan(importOnly);
   });
 
+  it('removes the data of an earlier build of the same file when it writes a new build\'s', () => {
+    run(code);
+    const [first] = cacheFiles();
+    write('other/keep.v8', 'x'); // unrelated files stay
+    writeFileSync(join(root, 'cache', 'notes.txt'), 'mine');
+    write('pkg/index.js', readFileSync(join(root, 'pkg/index.plain.js'), 'utf8') + 'exports.more = 1;\n');
+    bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
+    expect(run(code)).toEqual({ text: 'caf\u00e9 \u2014 \u{1F600}', c: 'object' });
+    const now = cacheFiles();
+    expect(now).toHaveLength(2);
+    expect(now).toContain('notes.txt');
+    expect(now).not.toContain(first);
+    expect(now.find((f) => f.endsWith('.v8'))!.slice(20)).toBe(first.slice(20)); // same Node, flags, location
+  });
+
   it('rejects damaged data and writes it again; the code runs the same', () => {
     run(code);
     const file = join(root, 'cache', cacheFiles()[0]);
