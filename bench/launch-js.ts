@@ -1,5 +1,5 @@
 // The objects layer's own cost on the launch path, without a GPU: launch() with the driver replaced
-// by a no-op (drv.provideNative), minus a direct call of that no-op with the same arguments. What is
+// by a no-op (drv.provideNative), minus a direct call of that no-op with cuLaunchKernelEx's arguments. What is
 // left is the JavaScript the objects layer adds per launch (validation, argument packing, binding
 // check), which the GPU rows of bench/run.ts add on top of koffi's call and the driver's own work.
 //   npx tsx bench/launch-js.ts
@@ -24,6 +24,7 @@ drv.provideNative('cuFuncGetParamInfo', ((_f: number, i: number, off: BigUint64A
 let calls = 0;
 const noop = (..._a: unknown[]): number => (calls++, 0);
 drv.provideNative('cuLaunchKernel', noop as never);
+drv.provideNative('cuLaunchKernelEx', noop as never); // what launch() calls where the driver has it
 sizes = [];
 const k0 = new Kernel(mod, 0x4000 as never, 'k0', []);
 sizes = [8, 8, 4, 4];
@@ -35,6 +36,7 @@ const buf = new (class extends DeviceBuffer {
 })();
 const cfg = new LaunchConfig({ grid: 1, block: 32 });
 const table = new BigUint64Array(4);
+const exConfig = new Uint8Array(56);
 
 function time(n: number, f: () => void): number {
   for (let i = 0; i < 20000; i++) f();
@@ -45,7 +47,7 @@ function time(n: number, f: () => void): number {
 const N = 2_000_000;
 const rows: Record<string, number[]> = { direct: [], launch0: [], launch4: [] };
 for (let r = 0; r < 7; r++) {
-  rows.direct.push(time(N, () => noop(0x4000, 1, 1, 1, 32, 1, 1, 0, 0x3000, table, null)));
+  rows.direct.push(time(N, () => noop(exConfig, 0x4000, table, null)));
   rows.launch0.push(time(N, () => launch(stream, cfg, k0)));
   rows.launch4.push(time(N, () => launch(stream, cfg, k4, buf, buf, 1.5, 7)));
 }

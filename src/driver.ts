@@ -87,15 +87,6 @@ export function native(name: string): NativeFunction {
 }
 
 /**
- * Whether C function `name` is called through node:ffi (after its first {@link native}): the launch
- * path picks its entry point by it (node:ffi takes a call of up to six arguments directly, and
- * cuLaunchKernel has eleven). False for a function a test provided.
- */
-export function viaNodeFfi(name: string): boolean {
-  return binder.backendOf(name)?.backend === 'node';
-}
-
-/**
  * Test seam: makes `native(name)` return `fn` (undefined: resolve normally again), so that the objects
  * layer's logic can be unit-tested without a driver. @internal
  */

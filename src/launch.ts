@@ -4,7 +4,7 @@
 // values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
 // LaunchConfig, for clusters and cooperative launches): no allocation besides the rest-args array
 // (use `launchArgs` with a reused array to avoid even that).
-import { isArrayBuffer, type NativeFunction } from './runtime';
+import { CudaSymbolError, isArrayBuffer, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as drv from './driver';
 import { describe } from './context';
@@ -385,8 +385,8 @@ const LA = drv.CUlaunchAttributeID;
 
 /**
  * Grid, block, shared memory and launch attributes (cluster, cooperative, programmatic dependent
- * launch, priority, memory-sync domain), validated and encoded once. Without attributes a launch is
- * one cuLaunchKernel; with any, one cuLaunchKernelEx with the CUlaunchConfig encoded here.
+ * launch, priority, memory-sync domain), validated and encoded once. A launch is one cuLaunchKernelEx
+ * with the CUlaunchConfig encoded here (with attributes) or at its first launch (without).
  */
 export class LaunchConfig {
   /** Grid size in x (blocks). */
@@ -590,9 +590,11 @@ function packForUntyped(kernel: Kernel, args: ArrayLike<unknown>, from: number, 
 let cuLaunchKernel: NativeFunction | undefined;
 let cuLaunchKernelEx: NativeFunction | undefined;
 /**
- * Whether every launch goes through cuLaunchKernelEx (decided at the first launch): so when the
- * driver is called through node:ffi, which takes its four arguments as one direct call where
- * cuLaunchKernel's eleven go through a JS wrapper. With koffi, cuLaunchKernel (no config to write).
+ * Whether launches go through cuLaunchKernelEx (decided at the first launch): its four arguments
+ * cost less to pass than cuLaunchKernel's eleven through either FFI (measured on the H200: koffi's
+ * cuLaunchKernelEx with a pre-encoded config 1.056× C against cuLaunchKernel's 1.100×; node:ffi takes
+ * four arguments as one direct call, eleven through a JS wrapper). cuLaunchKernel where the driver has
+ * no cuLaunchKernelEx (before CUDA 12.0).
  */
 let launchEx: boolean | undefined;
 /** A config's CUlaunchConfig without attributes, encoded on its first cuLaunchKernelEx launch. */
@@ -609,8 +611,18 @@ function exOf(cfg: LaunchConfig): { view: DataView; bytes: Uint8Array } {
   return ex;
 }
 
+function hasLaunchEx(): boolean {
+  try {
+    cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx');
+    return true;
+  } catch (e) {
+    if (e instanceof CudaSymbolError) return false;
+    throw e;
+  }
+}
+
 function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): number {
-  if (cfg.ex === undefined && !(launchEx ??= (drv.native('cuLaunchKernel'), drv.viaNodeFfi('cuLaunchKernel')))) {
+  if (cfg.ex === undefined && !(launchEx ??= hasLaunchEx())) {
     return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
   }
   const ex = cfg.ex ?? exOf(cfg);

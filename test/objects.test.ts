@@ -294,6 +294,35 @@ describe('kernel arguments', () => {
     expect(bound).toBe(0);
   });
 
+  test('a launch is one cuLaunchKernelEx: the config encoded once, the stream and arguments of each launch', () => {
+    const ctx = fakeContext();
+    const seen: { config: number[]; stream: bigint; f: unknown; params: unknown; extra: unknown; value: number }[] = [];
+    drv.provideNative('cuCtxGetCurrent', ((slot: BigUint64Array) => ((slot[0] = BigInt(ctx.handle)), 0)) as never);
+    drv.provideNative('cuCtxSetCurrent', (() => 0) as never);
+    drv.provideNative('cuLaunchKernelEx', ((config: Uint8Array, f: unknown, params: BigUint64Array, extra: unknown) => {
+      const dv = new DataView(config.buffer, config.byteOffset, 56);
+      // the one argument's value, read through the parameter table's pointer as C would
+      const value = koffi.decode(params[0], 'uint32_t') as number;
+      seen.push({ config: [0, 4, 8, 12, 16, 20, 24].map((at) => dv.getUint32(at, true)), stream: dv.getBigUint64(32, true), f, params, extra, value });
+      return dv.getBigUint64(40, true) === 0n && dv.getUint32(48, true) === 0 ? 0 : 1; // no attributes
+    }) as never);
+    try {
+      const k = Object.create(Kernel.prototype) as Kernel;
+      Object.assign(k, { name: 'k', launchLabel: 'launch k', handle: 0x4000, argPack: new ArgPack(['u32']), check: () => ctx, checkLayout: () => undefined });
+      const stream = Object.create(Stream.prototype) as Stream;
+      Object.assign(stream, { core: new Core('Stream', undefined), context: ctx, handle: 0x3000, hostError: undefined });
+      const cfg = new LaunchConfig({ grid: [2, 3, 4], block: [64, 2], sharedMemBytes: 128 });
+      launch(stream, cfg, k, 7);
+      launch(undefined, cfg, k, 8);
+      expect(seen.map((c) => [c.config, c.stream, c.f, c.extra, c.value])).toEqual([
+        [[2, 3, 4, 64, 2, 1, 128], 0x3000n, 0x4000, null, 7],
+        [[2, 3, 4, 64, 2, 1, 128], 0n, 0x4000, null, 8],
+      ]);
+    } finally {
+      for (const n of ['cuCtxGetCurrent', 'cuCtxSetCurrent', 'cuLaunchKernelEx']) drv.provideNative(n, undefined);
+    }
+  });
+
   test('LaunchConfig validates and encodes cluster/cooperative attributes once', () => {
     expect(() => new LaunchConfig({ grid: 0, block: 1 })).toThrow(RangeError);
     expect(() => new LaunchConfig({ grid: [1, 1.5], block: 1 })).toThrow(RangeError);

@@ -87,7 +87,7 @@ describe('LaunchConfig launch attributes', () => {
     return Array.from({ length: n }, (_, i) => [dv.getInt32(56 + i * 72, true), new DataView(dv.buffer, 56 + i * 72 + 8, 64)]);
   }
 
-  test('no attribute: plain cuLaunchKernel (nothing encoded)', () => {
+  test('no attribute: no attribute encoded (a launch encodes a plain CUlaunchConfig once)', () => {
     expect(new LaunchConfig({ grid: 4, block: 32 }).ex).toBeUndefined();
   });
 
