@@ -88,9 +88,9 @@ describe('lazyRecords', () => {
     expect(Object.getOwnPropertyDescriptor(entry, 'records')!.value).toBe(records);
     expect(types.records).toBe(records);
     const p = records.P();
-    expect(koffi.sizeof(p as koffi.TypeSpec)).toBe(8);
+    expect(koffi.sizeof(p as Parameters<typeof koffi.sizeof>[0])).toBe(8);
     expect(records.P()).toBe(p);
-    expect(koffi.sizeof(records.Q() as koffi.TypeSpec)).toBe(8);
+    expect(koffi.sizeof(records.Q() as Parameters<typeof koffi.sizeof>[0])).toBe(8);
   });
 });
 
