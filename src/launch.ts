@@ -386,7 +386,7 @@ const LA = drv.CUlaunchAttributeID;
 /**
  * Grid, block, shared memory and launch attributes (cluster, cooperative, programmatic dependent
  * launch, priority, memory-sync domain), validated and encoded once. A launch is one cuLaunchKernelEx
- * with the CUlaunchConfig encoded here (with attributes) or at its first launch (without).
+ * with the CUlaunchConfig encoded here.
  */
 export class LaunchConfig {
   /** Grid size in x (blocks). */
@@ -420,8 +420,11 @@ export class LaunchConfig {
     /** Physical domain of the logical `'remote'` domain. */
     readonly remote: number;
   } | undefined;
-  /** Encoded CUlaunchConfig + attributes, when cuLaunchKernelEx is needed. @internal */
-  readonly ex: { view: DataView; bytes: Uint8Array } | undefined;
+  /**
+   * The CUlaunchConfig cuLaunchKernelEx takes, with its attributes after it (`attributes` of them),
+   * encoded once; a launch writes only its stream, when another than the last one (`stream`). @internal
+   */
+  readonly ex: { view: DataView; bytes: Uint8Array; attributes: number; stream: number };
 
   /**
    * Validates and encodes `init`; the result is frozen.
@@ -465,11 +468,11 @@ export class LaunchConfig {
     if (domain !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, (dv, at) => dv.setInt32(at, domain === 'remote' ? drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE : drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT, true)]);
     const map = this.memSyncDomainMap;
     if (map !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, (dv, at) => { dv.setUint8(at, map.default); dv.setUint8(at + 1, map.remote); }]);
+    const buffer = new ArrayBuffer(CONFIG_BYTES + attrs.length * ATTR_BYTES);
+    const dv = new DataView(buffer);
+    const fields = [this.gx, this.gy, this.gz, this.bx, this.by, this.bz, this.sharedMemBytes];
+    fields.forEach((v, i) => dv.setUint32(i * 4, v, true));
     if (attrs.length > 0) {
-      const buffer = new ArrayBuffer(CONFIG_BYTES + attrs.length * ATTR_BYTES);
-      const dv = new DataView(buffer);
-      const fields = [this.gx, this.gy, this.gz, this.bx, this.by, this.bz, this.sharedMemBytes];
-      fields.forEach((v, i) => dv.setUint32(i * 4, v, true));
       const base = Number(koffi.address(buffer));
       writeU64(dv, 40, base + CONFIG_BYTES); // attrs
       dv.setUint32(48, attrs.length, true);
@@ -479,8 +482,8 @@ export class LaunchConfig {
         dv.setInt32(a, id, true);
         write(dv, a + 8);
       });
-      this.ex = { view: dv, bytes: new Uint8Array(buffer) };
     }
+    this.ex = { view: dv, bytes: new Uint8Array(buffer), attributes: attrs.length, stream: 0 };
     Object.freeze(this);
   }
 
@@ -561,7 +564,7 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   drv.bindHinted(ctx);
   let status = enqueue(cfg, kernel, h, pack);
   if (status !== 0 && drv.rebindIfStale(ctx, status)) status = enqueue(cfg, kernel, h, pack);
-  if (status !== 0) throw drv.fail(ctx, cfg.ex || launchEx ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
+  if (status !== 0) throw drv.fail(ctx, launchEx || cfg.ex.attributes > 0 ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
 }
 
 /** Registers what a launch uses with the capture its stream takes part in (the graph keeps it alive). */
@@ -597,20 +600,6 @@ let cuLaunchKernelEx: NativeFunction | undefined;
  * no cuLaunchKernelEx (before CUDA 12.0).
  */
 let launchEx: boolean | undefined;
-/** A config's CUlaunchConfig without attributes, encoded on its first cuLaunchKernelEx launch. */
-const plainEx = new WeakMap<LaunchConfig, { view: DataView; bytes: Uint8Array }>();
-
-function exOf(cfg: LaunchConfig): { view: DataView; bytes: Uint8Array } {
-  let ex = plainEx.get(cfg);
-  if (ex === undefined) {
-    const bytes = new Uint8Array(CONFIG_BYTES); // attrs = NULL, numAttrs = 0
-    const view = new DataView(bytes.buffer);
-    [cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes].forEach((v, i) => view.setUint32(i * 4, v, true));
-    plainEx.set(cfg, (ex = { view, bytes }));
-  }
-  return ex;
-}
-
 function hasLaunchEx(): boolean {
   try {
     cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx');
@@ -622,11 +611,15 @@ function hasLaunchEx(): boolean {
 }
 
 function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): number {
-  if (cfg.ex === undefined && !(launchEx ??= hasLaunchEx())) {
+  const ex = cfg.ex;
+  if (!(launchEx ??= hasLaunchEx()) && ex.attributes === 0) {
     return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
   }
-  const ex = cfg.ex ?? exOf(cfg);
-  writeU64(ex.view, 32, h);
+  if (ex.stream !== h) {
+    // the stream of the config's last launch stays written: a loop on one stream writes it once
+    writeU64(ex.view, 32, h);
+    ex.stream = h;
+  }
   return (cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx'))(ex.bytes, kernel.handle, pack.table, null);
 }
 

@@ -344,13 +344,7 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   maxActiveClusters(config: LaunchConfig | LaunchConfigInit): number {
     const ctx = this.check();
     const cfg = config instanceof LaunchConfig ? config : new LaunchConfig(config);
-    let bytes = cfg.ex?.bytes;
-    if (bytes === undefined) {
-      bytes = new Uint8Array(56); // CUlaunchConfig without attributes
-      const dv = new DataView(bytes.buffer);
-      [cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes].forEach((v, i) => dv.setUint32(i * 4, v, true));
-    }
-    drv.call(ctx, 'cuOccupancyMaxActiveClusters', drv.out32, this.handle, bytes);
+    drv.call(ctx, 'cuOccupancyMaxActiveClusters', drv.out32, this.handle, cfg.ex.bytes);
     return drv.out32[0];
   }
 

@@ -331,7 +331,7 @@ describe('kernel arguments', () => {
     expect(() => new LaunchConfig(undefined as never)).toThrow(TypeError);
     const plain = new LaunchConfig({ grid: { x: 4, y: 2 }, block: [32, 4] });
     expect([plain.gx, plain.gy, plain.gz, plain.bx, plain.by, plain.bz]).toEqual([4, 2, 1, 32, 4, 1]);
-    expect(plain.ex).toBeUndefined();
+    expect(plain.ex.attributes).toBe(0);
     expect(plain.blockThreads).toBe(128);
     const c = new LaunchConfig({ grid: [8, 2, 1], block: 128, sharedMemBytes: 1024, cluster: [2, 1, 1], cooperative: true });
     const dv = c.ex!.view;

@@ -87,8 +87,13 @@ describe('LaunchConfig launch attributes', () => {
     return Array.from({ length: n }, (_, i) => [dv.getInt32(56 + i * 72, true), new DataView(dv.buffer, 56 + i * 72 + 8, 64)]);
   }
 
-  test('no attribute: no attribute encoded (a launch encodes a plain CUlaunchConfig once)', () => {
-    expect(new LaunchConfig({ grid: 4, block: 32 }).ex).toBeUndefined();
+  test('no attribute: a plain CUlaunchConfig (attrs NULL, numAttrs 0), encoded once', () => {
+    const cfg = new LaunchConfig({ grid: 4, block: 32, sharedMemBytes: 16 });
+    expect(cfg.ex.attributes).toBe(0);
+    expect(cfg.ex.bytes.byteLength).toBe(56);
+    expect([0, 4, 8, 12, 16, 20, 24].map((at) => cfg.ex.view.getUint32(at, true))).toEqual([4, 1, 1, 32, 1, 1, 16]);
+    expect(cfg.ex.view.getBigUint64(40, true)).toBe(0n);
+    expect(cfg.ex.view.getUint32(48, true)).toBe(0);
   });
 
   test('PDL, priority, memory-sync domain and map are encoded as CUlaunchAttributes', () => {
