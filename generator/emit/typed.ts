@@ -635,7 +635,8 @@ export function emitTyped(ctx: EmitContext): Map<string, string> {
     cw.line(`import * as T from '../types';`);
     cw.line(`import { records } from '../types';`);
     cw.line(`import { fail } from './shared';`);
-    cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];`);
+    // (records inside a function: reading it here would build the module's record table at load)
+    cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];`);
     cw.blank();
     chunkWriters.set(chunk, cw);
   }

@@ -6,7 +6,7 @@ import { binder } from '../binding';
 import * as T from '../types';
 import { records } from '../types';
 import { fail } from './shared';
-void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiKernelReplaySubscribeUpdate$c: NativeFunction | undefined;
 /** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 11.8 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */

@@ -6,7 +6,7 @@ import { binder } from '../binding';
 import * as T from '../types';
 import { records } from '../types';
 import { fail } from './shared';
-void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvJitLinkAddData$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */

@@ -6,7 +6,7 @@ import { binder } from '../binding';
 import * as T from '../types';
 import { records } from '../types';
 import { fail } from './shared';
-void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaMemset$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */

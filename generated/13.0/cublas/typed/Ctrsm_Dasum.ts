@@ -6,7 +6,7 @@ import { binder } from '../binding';
 import * as T from '../types';
 import { records } from '../types';
 import { fail } from './shared';
-void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */

@@ -6,7 +6,7 @@ import { binder } from '../binding';
 import * as T from '../types';
 import { records } from '../types';
 import { fail } from './shared';
-void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
