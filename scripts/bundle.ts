@@ -156,7 +156,7 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
     "  const file = slash ? __dirname + '/' + key : require('path').join(__dirname, key);",
     '  const cached = require.cache[file];',
     '  if (cached !== undefined) return cached.exports;',
-    "  const Module = require('module');",
+    '  const Module = module.constructor;',
     "  const at = key.lastIndexOf('/');",
     "  const dir = !slash ? require('path').dirname(file) : at < 0 ? __dirname : __dirname + '/' + key.slice(0, at);",
     '  const m = new Module(file, module);',
@@ -223,7 +223,8 @@ function stub(bodyName: string, plainName: string, hash: string, files: number):
 // files' instances with that system's modules: the entry as compiled, ${plainName}, loads instead.
 // (A template literal: Node's ESM import reads \`module.exports = require('…')\` as a re-export, then
 // reads that file's re-exports and puts an empty, unloaded module in require.cache for each.)
-if (require.cache !== require('module')._cache) module.exports = require(\`./${plainName}\`);
+// (\`module.constructor\` is Node's Module: requiring 'module' costs more than the check.)
+if (require.cache !== module.constructor._cache) module.exports = require(\`./${plainName}\`);
 else compile();
 
 function compile() {
