@@ -261,8 +261,15 @@ function compile() {
   if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     // at exit: the cache then holds every function this process compiled, not only the import's
     // (a later process that finds the cache compiles nothing it covers, and the cache is not
-    // rewritten while V8 accepts it)
-    process.once('exit', () => {
+    // rewritten while V8 accepts it). One exit listener for every bundle of the process (a program
+    // loading all modules has dozens), found through a registered symbol.
+    const writers = Symbol.for('cuda-ts.codeCacheWriters');
+    if (process[writers] === undefined) {
+      const list = [];
+      Object.defineProperty(process, writers, { value: list });
+      process.once('exit', () => list.forEach((write) => write()));
+    }
+    process[writers].push(() => {
       try {
         fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
         if (!own(cache.dir)) return;

@@ -174,6 +174,13 @@ describe('the code cache', () => {
     expect(now.find((f) => f.endsWith('.v8'))!.slice(20)).toBe(first.slice(20)); // same Node, flags, location
   });
 
+  it('writes the caches of every bundle of a process from one exit listener', () => {
+    bundleTree(root, [{ entry: 'ext/x.js', boundary: 'ext' }]);
+    const both = `const before = process.listenerCount('exit'); require('./pkg'); require('./ext/x'); console.log(JSON.stringify(process.listenerCount('exit') - before))`;
+    expect(run(both)).toBe(1);
+    expect(cacheFiles()).toHaveLength(2);
+  });
+
   it('rejects damaged data and writes it again; the code runs the same', () => {
     run(code);
     const file = join(root, 'cache', cacheFiles()[0]);
