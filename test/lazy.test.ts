@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import koffi from 'koffi';
 import { lazyEnums, lazyFunctions, lazyRecords } from '../src/runtime';
+import { lazyMember } from '../src/runtime/lazy';
 
 describe('lazyFunctions', () => {
   test('loads a chunk once, on the first call, and replaces every export of it', () => {
@@ -74,6 +75,23 @@ describe('lazyEnums', () => {
     const e = entry.E;
     expect(Object.getOwnPropertyDescriptor(entry, 'E')!.value).toBe(e);
     expect(types.E).toBe(e); // one enum object for both
+  });
+});
+
+describe('lazyMember', () => {
+  test('makes the value once, whether the module or an entry re-exporting it is read first', () => {
+    for (const first of ['module', 'entry']) {
+      let made = 0;
+      const types: Record<string, unknown> = { __esModule: true };
+      lazyMember(types, 'table', () => ({ made: ++made }));
+      const entry: Record<string, unknown> = {};
+      Object.defineProperty(entry, 'table', Object.getOwnPropertyDescriptor(types, 'table')!);
+      const [a, b] = first === 'module' ? [types.table, entry.table] : [entry.table, types.table];
+      expect(a).toBe(b);
+      expect(made).toBe(1);
+      expect(Object.getOwnPropertyDescriptor(entry, 'table')!.value).toBe(a);
+      expect(Object.getOwnPropertyDescriptor(types, 'table')!.value).toBe(a);
+    }
   });
 });
 

@@ -133,10 +133,10 @@ export function lazyEnums(exports: Record<string, unknown>, table: string): void
 }
 
 function enumGetter(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): (this: unknown) => unknown {
+  // an alias is its enum's object: read through the module (which builds it once)
+  const make = (): unknown => (table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end)));
   return function (this: unknown) {
-    // an alias is its enum's object: read through the module (which builds it once)
-    const value = table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end));
-    return settle(this, exports, name, value);
+    return settle(this, exports, name, make);
   };
 }
 
@@ -149,7 +149,7 @@ export function lazyMember(exports: Record<string, unknown>, name: string, make:
     configurable: true,
     enumerable: true,
     get(this: unknown) {
-      return settle(this, exports, name, make());
+      return settle(this, exports, name, make);
     },
   });
 }
@@ -159,13 +159,13 @@ export function lazyMember(exports: Record<string, unknown>, name: string, make:
  * plain property reads, on this module and on an entry that re-exports it: `export *` copies the
  * getter as is onto the entry (index, raw), so the object read from, `this`, is the one to redefine
  * (redefining `exports` alone left the entry's copy calling the getter on every read, ~160 ns against
- * ~7 ns). The first value made is kept: a read through the entry and one through the module see one
+ * ~7 ns). The value is made once: a read through the entry and one through the module see one
  * object.
  */
-function settle(at: unknown, exports: Record<string, unknown>, name: string, value: unknown): unknown {
+function settle(at: unknown, exports: Record<string, unknown>, name: string, make: () => unknown): unknown {
   const own = Object.getOwnPropertyDescriptor(exports, name);
   // the module itself settled first (a read through it, or an alias): that object, not a second one
-  const kept = own !== undefined && 'value' in own ? own.value : value;
+  const kept = own !== undefined && 'value' in own ? own.value : make();
   const settled = { value: kept, writable: true, configurable: true, enumerable: true };
   if (own !== undefined && !('value' in own)) Object.defineProperty(exports, name, settled);
   if (at !== null && typeof at === 'object' && at !== exports) Object.defineProperty(at, name, settled);
