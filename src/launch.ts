@@ -1,9 +1,9 @@
 // Kernel launch. Arguments are written into one preallocated ArrayBuffer per argument layout (a kernel
 // signature): a DataView writes each value at its aligned offset, and a BigUint64Array holding the
 // native address of each slot is the `kernelParams` table, filled once. A launch validates, writes the
-// values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
-// LaunchConfig, for clusters and cooperative launches): no allocation besides the rest-args array
-// (use `launchArgs` with a reused array to avoid even that).
+// values and calls cuLaunchKernelEx with the CUlaunchConfig its LaunchConfig encoded once
+// (cuLaunchKernel on a driver without it): no allocation besides the rest-args array (use
+// `launchArgs` with a reused array to avoid even that).
 import { CudaSymbolError, isArrayBuffer, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as drv from './driver';

@@ -56,13 +56,18 @@ const lazyStack: PropertyDescriptor = {
     } finally {
       this.name = name;
     }
-    Object.defineProperty(this, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
-    return stack;
+    return setStack(this, stack);
   },
   set(this: Error, value: unknown): void {
-    Object.defineProperty(this, 'stack', { value, writable: true, configurable: true, enumerable: false });
+    setStack(this, value);
   },
 };
+
+/** Makes `stack` a plain property holding `value` (formatted, or assigned by the program). */
+function setStack(error: Error, value: unknown): unknown {
+  Object.defineProperty(error, 'stack', { value, writable: true, configurable: true, enumerable: false });
+  return value;
+}
 
 function stackHeader(error: Error, header: string): void {
   if ((formatStack ??= nativeFormat()) !== null) {

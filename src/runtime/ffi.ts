@@ -53,7 +53,7 @@ export function lazyRecords(exports: Record<string, unknown>, table: string): vo
 }
 
 /** The record getters of a records table (see lazyRecords): one small closure per record. */
-export function recordsOf(table: string): Record<string, () => KoffiType> {
+function recordsOf(table: string): Record<string, () => KoffiType> {
   const out: Record<string, () => KoffiType> = {};
   for (const line of table.split('\n')) {
     const bar = line.indexOf('|');
