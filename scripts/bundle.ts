@@ -151,8 +151,9 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
     // keys are relative paths with '/' inside the entry's folder: joined by hand where '/' is the
     // separator (path.join and _nodeModulePaths run cold, once per file, at every import)
     "const __cudaTsPaths = new Map();",
+    "const __cudaTsSlash = require('path').sep === '/';",
     'function __cudaTsRequire(key) {',
-    "  const slash = require('path').sep === '/' && key[0] !== '.';",
+    "  const slash = __cudaTsSlash && key[0] !== '.';",
     "  const file = slash ? __dirname + '/' + key : require('path').join(__dirname, key);",
     '  const cached = require.cache[file];',
     '  if (cached !== undefined) return cached.exports;',

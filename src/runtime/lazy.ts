@@ -133,10 +133,10 @@ export function lazyEnums(exports: Record<string, unknown>, table: string): void
 }
 
 function enumGetter(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): (this: unknown) => unknown {
-  // an alias is its enum's object: read through the module (which builds it once)
-  const make = (): unknown => (table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end)));
   return function (this: unknown) {
-    return settle(this, exports, name, make);
+    // an alias is its enum's object: read through the module (which builds it once); the maker is
+    // made here, at the first read, not one more closure per enum at import
+    return settle(this, exports, name, () => (table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end))));
   };
 }
 
