@@ -1,4 +1,4 @@
-// Bad-input fuzz of the typed layer of the driver and runtime (and of the raw layer's out-parameters),
+// Bad-input fuzz of the typed layer of every 13.0 module (and of the raw layer's out-parameters),
 // each call in a child process: 0 crashes, 0 bad values reaching C, every TypeError/RangeError naming the
 // function and the parameter. The harness is first checked on a fixture module that does each wrong thing.
 import { join } from 'node:path';
@@ -56,6 +56,34 @@ describe('bad-input fuzz: 13.0 driver + runtime typed layer, crash-isolated', ()
     expect(report.typed.functions).toBeGreaterThan(650);
     expect(report.typed.cases).toBeGreaterThan(25_000);
     expect(report.raw.cases).toBeGreaterThan(500);
+  });
+
+  test('0 crashes, 0 bad values reaching C, every error names the function and the parameter', () => {
+    const counts = (c: FuzzReport['typed']) => ({ crashes: c.crashes, reachedC: c.reachedC, unnamed: c.unnamed, misattributed: c.misattributed });
+    if (!clean(report)) process.stderr.write(`${failureTable(report)}\n${summaryLine(report)}\n${rawSummaryLine(report)}\n`);
+    expect({ typed: counts(report.typed), raw: counts(report.raw), stopped: report.stopped }).toEqual({
+      typed: { crashes: 0, reachedC: 0, unnamed: 0, misattributed: 0 },
+      raw: { crashes: 0, reachedC: 0, unnamed: 0, misattributed: 0 },
+      stopped: false,
+    });
+  });
+});
+
+// The libraries' modules (cuBLAS … NVML): the same fuzz over every typed function and raw out-parameter.
+// No library is installed in CI, so a call that validation lets through fails to load its library: that
+// CudaLibraryError counts as "reached C", as it would have reached C on a machine with the library.
+describe('bad-input fuzz: 13.0 library modules, crash-isolated', () => {
+  const modules = ['cublas', 'cublaslt', 'cudnn', 'cufft', 'cufile', 'cupti', 'curand', 'cusolver', 'cusparse', 'nccl', 'nvfatbin', 'nvjitlink', 'nvml', 'nvrtc'];
+  let report: FuzzReport;
+  beforeAll(async () => {
+    report = await runFuzz({ root, version: '13.0', modules, jobs: 2, batchSize: 6000 });
+  }, 900_000);
+
+  test('covers every typed function of the fourteen modules', () => {
+    expect(report.mismatches).toEqual([]);
+    expect(report.typed.functions).toBeGreaterThan(2200);
+    expect(report.typed.cases).toBeGreaterThan(250_000);
+    expect(report.raw.functions).toBeGreaterThan(1700);
   });
 
   test('0 crashes, 0 bad values reaching C, every error names the function and the parameter', () => {

@@ -182,7 +182,7 @@ function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
     }
     if (kind.k !== 'pointer' || kind.constTarget) return;
     const to = kind.toKind;
-    if (to.k === 'void' || to.k === 'funcptr' || to.k === 'array' || (to.k === 'int' && to.isChar)) return;
+    if (to.k === 'void' || to.k === 'array' || (to.k === 'int' && to.isChar)) return;
     const { size } = model.sizeAlign(to);
     if (!size) return;
     const elem = to.k === 'record' ? 1 : size;

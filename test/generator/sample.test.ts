@@ -39,7 +39,7 @@ const record = (name: string) => ir.records.find((r) => r.name === name)!;
 describe('parse: functions', () => {
   test('every exported declaration, no inline helpers', () => {
     expect(ir.functions.map((f) => f.name)).toEqual([
-      'smpAddNodes', 'smpCopy', 'smpCreate', 'smpDescribe', 'smpGetCount', 'smpGetInfo', 'smpInit', 'smpName',
+      'smpAddNodes', 'smpCopy', 'smpCreate', 'smpDescribe', 'smpGetCallback', 'smpGetCount', 'smpGetInfo', 'smpInit', 'smpName',
       'smpQuery', 'smpRunWithFlags', 'smpSetCallback', 'smpStatusString',
     ]);
   });

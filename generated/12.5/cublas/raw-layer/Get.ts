@@ -20,6 +20,7 @@ export function cublasGetCudartVersion(): number {
 let cublasGetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5 */
 export function cublasGetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
+  if (ArrayBuffer.isView(userCallback) && (userCallback.byteLength < 8 || (((userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasGetLoggerCallback', 'userCallback', userCallback, 8, 8);
   return (cublasGetLoggerCallback$ ??= binder.native('cublasGetLoggerCallback'))(userCallback);
 }
 let cublasGetMathMode$: NativeFunction | undefined;

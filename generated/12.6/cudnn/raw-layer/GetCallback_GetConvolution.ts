@@ -11,6 +11,7 @@ let cudnnGetCallback$: NativeFunction | undefined;
 export function cudnnGetCallback(mask: T.Pointer, udata: T.Pointer, fptr: T.Pointer): T.cudnnStatus_t {
   if (ArrayBuffer.isView(mask) && (mask.byteLength < 4 || (((mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCallback', 'mask', mask, 4, 4);
   if (ArrayBuffer.isView(udata) && (udata.byteLength < 8 || (((udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetCallback', 'udata', udata, 8, 8);
+  if (ArrayBuffer.isView(fptr) && (fptr.byteLength < 8 || (((fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetCallback', 'fptr', fptr, 8, 8);
   return (cudnnGetCallback$ ??= binder.native('cudnnGetCallback'))(mask, udata, fptr);
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: NativeFunction | undefined;
