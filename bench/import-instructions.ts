@@ -38,7 +38,7 @@ function main(): void {
   const gpu = process.argv.includes('--gpu');
   const dir = join(REPO_ROOT, 'bench', '.build', 'instructions');
   mkdirSync(dir, { recursive: true });
-  const cases = importCases(gpu).filter((c) => ['koffi', 'driver', 'objects'].includes(c.name));
+  const cases = importCases(gpu).filter((c) => ['koffi', 'koffi-native', 'driver', 'objects'].includes(c.name));
   const rows = cases.map((c) => {
     // a file in the repository, so that `require('koffi')` resolves as in bench/import.ts's spawns
     const script = join(dir, `${c.name}.js`);
@@ -53,7 +53,7 @@ function main(): void {
   console.log(`import + first call, instructions (callgrind; node ${process.version} ${FLAGS.join(' ')}; median of ${RUNS}; ${gpu ? 'first calls load libcuda' : 'no libcuda: the driver and objects first calls fail fast'}):`);
   for (const r of rows) {
     const spread = `${M(Math.min(...r.counts))}..${M(Math.max(...r.counts))}`;
-    console.log(`  ${r.name.padEnd(8)} ${M(r.median).padStart(8)}  ${r.name === 'koffi' ? '         ' : `+${M(r.median - koffi)}`.padStart(9)}  [${spread}]  ${r.what}`);
+    console.log(`  ${r.name.padEnd(12)} ${M(r.median).padStart(8)}  ${r.name === 'koffi' ? '         ' : `${r.median >= koffi ? '+' : '-'}${M(Math.abs(r.median - koffi))}`.padStart(9)}  [${spread}]  ${r.what}`);
   }
   if (!existsSync(join(REPO_ROOT, 'bench', 'results'))) mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(REPO_ROOT, 'bench', 'results', 'import-instructions.json'), JSON.stringify({ node: process.version, flags: FLAGS, gpu, rows }, null, 2));

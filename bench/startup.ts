@@ -20,6 +20,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, median } from './common';
 import { rotation } from './interleave';
+import { koffiNativePath } from '../src/runtime/koffi';
 
 export interface StartupSample {
   require_ms: number;
@@ -264,6 +265,8 @@ export function importCases(gpu: boolean): ImportCase[] {
   const koffiCall = gpu ? "lib.func('int cuDriverGetVersion(void *)')(out)" : "lib.func('int cudaRuntimeGetVersion(void *)')(out)";
   return [
     { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: `const koffi = require('koffi'); const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];` },
+    // what cuda-ts's runtime loads (src/runtime/koffi.ts): koffi's native module without koffi's entry
+    ...nativeKoffiCase(koffiLib, koffiCall),
     { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
     { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },
     { name: 'runtime', what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)', timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();` },
@@ -271,6 +274,12 @@ export function importCases(gpu: boolean): ImportCase[] {
     // shows a process that finds none (a first run, or CUDA_TS_CODE_CACHE=0)
     { name: 'driver-no-cache', what: 'cuda-ts/driver as above, code cache off (CUDA_TS_CODE_CACHE=0: what a first run costs)', timed: `process.env.CUDA_TS_CODE_CACHE = '0'; const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
   ];
+}
+
+function nativeKoffiCase(koffiLib: string, koffiCall: string): ImportCase[] {
+  const found = koffiNativePath([join(REPO_ROOT, 'node_modules')]);
+  if (!found) return [];
+  return [{ name: 'koffi-native', what: "koffi's native module alone (what cuda-ts loads; koffi's entry adds its wrappers of node:util) + load + one declared call", timed: `const koffi = require(${JSON.stringify(found.file)}); const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];` }];
 }
 
 /** Issue 17's import targets: each row's median minus koffi's, against its allowance. */

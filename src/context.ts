@@ -1,6 +1,6 @@
 // Context: the primary context of a device (retained once, shared) or a created one. Binding to the
 // calling thread, sticky-error marking and every driver call go through the door (driver.ts).
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { ContextUnusableError, STICKY_ERRORS } from './driver';
 import type { CudaError } from './runtime';

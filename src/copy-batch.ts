@@ -1,6 +1,6 @@
 // copyBatch: many pointer-to-pointer copies enqueued with one driver call (cuMemcpyBatchAsync). The
 // copies of one batch run in stream order as a whole, in no particular order among themselves.
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { isArrayBuffer } from './runtime';
 import { describe } from './context';

@@ -10,7 +10,7 @@
 // while a launch of a graph with host nodes is in flight a blocking wait would deadlock: each such
 // launch counts as one pending JS callback (the shared count of runtime/callbacks.ts) until a host
 // function enqueued after it has run, and blocking waits refuse meanwhile (await stream.synchronized()).
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Core, Resource, checkSize, whenNoHostFuncs } from './lifecycle';

@@ -29,7 +29,7 @@
 // processes you trust as much as the exporter; allowImporter 'any' lets every process of this user
 // take the descriptor (and ptrace the exporter).
 import { closeSync, openSync, readlinkSync, constants as fsConstants } from 'node:fs';
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import { DriverError, raw } from './driver';
 import { Context } from './context';
 import { Device } from './device';

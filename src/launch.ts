@@ -5,7 +5,7 @@
 // (cuLaunchKernel on a driver without it): no allocation besides the rest-args array (use
 // `launchArgs` with a reused array to avoid even that).
 import { CudaSymbolError, isArrayBuffer, type NativeFunction } from './runtime';
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { describe } from './context';
 import { DeviceBuffer, PinnedHostBuffer, ownerOf } from './memory';

@@ -1,7 +1,7 @@
 // Linker: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries → CUBIN), falling back to the
 // driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
 import { readFileSync } from 'node:fs';
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import type * as jit from '../generated/13.0/nvjitlink';
 import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';

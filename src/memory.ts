@@ -6,7 +6,7 @@
 // Zero-copy host views (pinned, managed) are external ArrayBuffers over native memory that V8 cannot
 // detach: close() frees the memory at once, and views made by array() must not be used after it.
 import { isArrayBuffer, isDataView } from './runtime';
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from './lifecycle';

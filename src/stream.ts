@@ -8,7 +8,7 @@
 //   - while any such callback is pending, a blocking wait (synchronize(), sync copies, frees that may
 //     synchronize) would never return: those throw HostCallbackPendingError (or are deferred, for
 //     frees) instead of hanging, and `await stream.synchronized()` polls cuStreamQuery while yielding.
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import { readFileSync } from 'node:fs';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';

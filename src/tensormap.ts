@@ -2,7 +2,7 @@
 // DeviceBuffer, encoded with cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col and passed to kernels
 // by value (`const __grid_constant__ CUtensorMap`). The map keeps the buffer it describes alive; after
 // replaceAddress() it keeps the new buffer instead.
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { describe } from './context';
 import { Core, Resource } from './lifecycle';

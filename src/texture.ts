@@ -3,7 +3,7 @@
 // memory: filtered, normalized or clamped reads) and SurfaceObject (cuSurfObjectCreate over an array:
 // typed loads and stores). A texture or surface keeps what it reads alive; handles are 64-bit values
 // passed to kernels as 'u64' (cudaTextureObject_t / cudaSurfaceObject_t).
-import koffi from 'koffi';
+import { koffi } from './runtime';
 import * as drv from './driver';
 import { Context, contextOf, describe, deviceHandle } from './context';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';

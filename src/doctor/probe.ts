@@ -5,7 +5,7 @@
 // finding, never an exception.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import koffi from 'koffi';
+import { koffi } from '../runtime';
 import { libraryCandidates, readCString, requirement, textFrom, versionString, type BinderSpec } from '../runtime';
 import type { DriverFinding, GpuFinding, LibraryFinding, ReleaseFinding } from './report';
 

@@ -1,7 +1,7 @@
 // Support code that generated modules import. Small and hand-written; never imports the generator.
 export * from './types';
 /** koffi itself, for the generated modules: their folders then never resolve the bare `koffi` (~2 ms each at import). */
-export { default as koffi } from 'koffi';
+export { koffi, type KoffiModule } from './koffi';
 export * from './errors';
 export * from './scratch';
 export * from './binder';

@@ -7,7 +7,7 @@
 // A failure lists every place tried.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import koffi from 'koffi';
+import { koffi } from './koffi';
 import { CudaLibraryError } from './errors';
 
 /** How to find a module's shared library. */

@@ -4,7 +4,7 @@
 // `cuMemAlloc: bytesize must be a non-negative integer below 2**64, got 1.5`.
 // Scalar checks are inlined by the generator (`(x | 0) !== x` for an int32); the helpers here take the
 // cases that need more than one expression.
-import koffi from 'koffi';
+import { koffi } from './koffi';
 import type { KoffiType } from './ffi';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
