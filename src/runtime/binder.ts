@@ -2,7 +2,7 @@
 // function loads its library and resolves its symbol, and a missing symbol fails only that call.
 // Driver functions resolve through cuGetProcAddress_v2 at the generated release's version (that is
 // what pinning to a release means at run time); other libraries through their exported symbols.
-import type { TypeObject } from 'koffi';
+import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { CudaSymbolError } from './errors';
 import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';

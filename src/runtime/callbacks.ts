@@ -3,7 +3,7 @@
 // blocking wait on the main thread (cuStreamSynchronize, a synchronous copy, …) never returns: the
 // process hangs. Both the typed layer and the objects layer count pending callbacks here, and every
 // blocking function refuses to run while the count is not zero.
-import type { TypeObject } from 'koffi';
+import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 
 /** A JS function given where C expects a callback. */

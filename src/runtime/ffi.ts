@@ -1,7 +1,7 @@
 // koffi type objects for C records, built on first use: defining a struct costs ~20 µs, and a module
 // has hundreds, so importing a module defines none. Types are anonymous in koffi (names are global
 // there, and two releases of one struct must coexist in one process).
-import type { TypeObject } from 'koffi';
+import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { lazyMember } from './lazy';
 

@@ -12,7 +12,7 @@
 // anything else — another platform, musl, koffi built from source, NODE_PATH, a version mismatch, an
 // error of any kind — requires koffi as usual. The native module is the object koffi's entry exports as
 // its default, and Node's require cache makes it the same object whichever loads it first.
-import type Koffi from 'koffi';
+import { type default as Koffi } from 'koffi';
 
 /** koffi's default export: the functions and types of koffi. */
 export type KoffiModule = typeof Koffi;
