@@ -28,6 +28,18 @@ describe('koffiNativePath', () => {
     expect(koffiNativePath([join(repo, 'no-such-folder')])).toBeUndefined();
   });
 
+  (shortWay ? test : test.skip)('with symlinks preserved (NODE_PRESERVE_SYMLINKS=1): undefined', () => {
+    const before = process.env.NODE_PRESERVE_SYMLINKS;
+    process.env.NODE_PRESERVE_SYMLINKS = '1';
+    try {
+      expect(koffiNativePath(repoModules)).toBeUndefined();
+    } finally {
+      if (before === undefined) delete process.env.NODE_PRESERVE_SYMLINKS;
+      else process.env.NODE_PRESERVE_SYMLINKS = before;
+    }
+    expect(koffiNativePath(repoModules)).toBeDefined();
+  });
+
   test('koffi without its platform package (built from source): undefined', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-koffi-'));
     try {

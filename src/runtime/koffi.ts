@@ -3,15 +3,17 @@
 //
 // Why: koffi's entry (an esbuild bundle) wraps node:util with `__toESM`, which reads the descriptor of
 // every property of util; on Node 22+ that materialises util's lazy properties and loads ~30 of Node's
-// internal modules (streams, worker_threads, util/diff, util/colors…). That is 1.5–4 ms of koffi's
-// ~9 ms import, for wrappers of deprecated koffi functions this package never calls.
+// internal modules (streams, worker_threads, util/diff, util/colors…), for wrappers of deprecated koffi
+// functions this package never calls. On the H200, require('koffi') + load + one call took 10.5 ms and
+// the native module alone 2.2 ms (bench/import.ts, rows koffi and koffi-native).
 //
 // Where: koffi requires `@koromix/koffi-<platform>-<arch>` from its own folder, and that package loads
 // `<libc>_<arch>/koffi.node`. Here only the common case takes the short way (Linux x64/arm64 with glibc,
 // koffi found through this file's node_modules folders, the native module reporting koffi's version);
-// anything else — another platform, musl, koffi built from source, NODE_PATH, a version mismatch, an
-// error of any kind — requires koffi as usual. The native module is the object koffi's entry exports as
-// its default, and Node's require cache makes it the same object whichever loads it first.
+// anything else — another platform, musl, koffi built from source, NODE_PATH, --preserve-symlinks, a
+// version mismatch, an error of any kind — requires koffi as usual. The native module is the object
+// koffi's entry exports as its default, and Node's require cache makes it the same object whichever
+// loads it first.
 import { type default as Koffi } from 'koffi';
 
 /** koffi's default export: the functions and types of koffi. */
@@ -20,6 +22,9 @@ export type KoffiModule = typeof Koffi;
 /** The path of koffi's prebuilt native module for this process, or undefined where the short way does not apply. */
 export function koffiNativePath(paths: readonly string[] = module.paths, platform: string = process.platform, arch: string = process.arch): { file: string; version: string } | undefined {
   if (platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) return undefined;
+  // with symlinks preserved, Node's require keys the module by a path this search does not compute
+  // (koffi's entry could then load a second instance of the native module): koffi's entry decides
+  if (process.env.NODE_PRESERVE_SYMLINKS === '1' || process.execArgv.includes('--preserve-symlinks')) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require('fs') as typeof import('fs');
   // a musl system (or one with musl's loader beside glibc's): koffi's entry picks the binary
