@@ -1,9 +1,11 @@
 // Where the objects layer's launch time goes, on the GPU, in one process, interleaved per repetition
 // (bench/interleave.ts): bench.c's own pass (libbench.so, in process), koffi's cuLaunchKernel called
 // directly on the objects' kernel and stream handles (with NULL params, then with the objects'
-// empty argument table), and launch(). Each pass: 20,000 launches of the empty kernel, a
+// empty argument table), node:ffi's own cuLaunchKernelEx where the running Node has node:ffi (the
+// floor of the node:ffi backend, as koffi's own call is koffi's), and launch(). Each pass: 20,000 launches of the empty kernel, a
 // synchronize every 1,000 (bench.c's launch_0args). Prints ns per launch and ratios to C.
 //   npx tsx bench/launch-breakdown.ts        (BENCH_LOADER=js by default: compiled JS, as bench/run.ts)
+//   CUDA_TS_FFI=node npx tsx bench/launch-breakdown.ts   (launch() through node:ffi; the koffi rows stay koffi's)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +51,20 @@ function main(): void {
   exView.setBigUint64(32, BigInt(h), true);
   const launchExK: (...a: Any[]) => number = drv.native('cuLaunchKernelEx');
   const launch = O.launch;
+  // node:ffi's own cuLaunchKernelEx: four pointers as bigints (its direct fast call), the config in
+  // an ArrayBuffer of its own (off the V8 heap, so its address holds)
+  const nodeFfi = (process as Any).getBuiltinModule?.('node:ffi');
+  let launchExNode: ((...a: bigint[]) => number) | undefined;
+  let exCfgAddress = 0n;
+  const fBig = BigInt(f); // made once: BigInt of a large number costs ~40 ns
+  if (nodeFfi?.DynamicLibrary) {
+    const cuda = new nodeFfi.DynamicLibrary(process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1');
+    launchExNode = cuda.getFunction('cuLaunchKernelEx', { arguments: ['pointer', 'pointer', 'pointer', 'pointer'], return: 'int32' });
+    const own = new Uint8Array(new ArrayBuffer(56));
+    own.set(exCfg);
+    exCfgAddress = nodeFfi.getRawPointer(own.buffer);
+    (globalThis as Any).__keepExCfg = own;
+  }
 
   const loop = (one: () => void, sync: () => void): Pass => (ops) => {
     for (let i = 0; i < ops; i++) {
@@ -71,6 +87,13 @@ function main(): void {
     'koffi cuLaunchKernelEx (4 args), NULL params': loop(() => {
       if (launchExK(exCfg, f, null, null) !== 0) throw new Error('launchEx');
     }, rawSync),
+    ...(launchExNode
+      ? {
+          'node:ffi cuLaunchKernelEx (4 args), NULL params': loop(() => {
+            if (launchExNode!(exCfgAddress, fBig, 0n, 0n) !== 0) throw new Error('launchEx (node:ffi)');
+          }, rawSync),
+        }
+      : {}),
     'objects launch(), raw sync': loop(() => launch(stream, cfg, k), rawSync),
     'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k), () => stream.synchronize()),
   };
