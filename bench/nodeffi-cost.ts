@@ -118,6 +118,8 @@ function loadModule(backend: 'node' | 'koffi', root = join(__dirname, '..')): Bo
   for (const n of RAW) bound.raw[n] = r[n];
   for (const n of new Set([...TYPED, ...RAW])) {
     const b = typed.binder.backendOf(n);
+    // functions of seven parameters or more stay on koffi (node:ffi's shared-buffer call is slower)
+    if (backend === 'node' && n === 'cudaMemcpy2DAsync' && b?.backend === 'koffi' && /parameters/.test(b.reason ?? '')) continue;
     if (b?.backend !== backend) throw new Error(`${n} is bound through ${b?.backend} (${b?.reason ?? ''}), not ${backend}`);
   }
   return bound;
@@ -203,12 +205,17 @@ function rows(): Row[] {
   const kCopy = kf('cudaMemcpy2DAsync', ['void *', 'size_t', 'void *', 'size_t', 'size_t', 'size_t', 'int', 'void *']);
   type Copy = (d: Uint8Array, dp: number, s: Uint8Array, sp: number, w: number, h: number, k: number, st: number) => number;
   const rCopy = viaNode.raw.cudaMemcpy2DAsync as Copy;
+  const nCopy = open().getFunction('cudaMemcpy2DAsync', { arguments: ['pointer', 'uint64', 'pointer', 'uint64', 'uint64', 'uint64', 'int32', 'pointer'], return: 'int32' });
+  const dstAddress = ffi!.getRawPointer(dst.buffer as ArrayBuffer) + BigInt(dst.byteOffset);
+  const srcAddress = ffi!.getRawPointer(src.buffer as ArrayBuffer) + BigInt(src.byteOffset);
   const rkCopy = viaKoffi.raw.cudaMemcpy2DAsync as Copy;
   outRows.push({
     name: 'cudaMemcpy2DAsync(void *, size_t, const void *, size_t, size_t, size_t, kind, stream): 8 arguments',
     impls: withC({
       koffi: (n) => { for (let i = 0; i < n; i++) kCopy(dst, 64, src, 64, 8, 1, 0, null); },
-      'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) rCopy(dst, 64, src, 64, 8, 1, 0, 0); },
+      // node:ffi's own shared-buffer call, which is why the binder keeps such functions on koffi
+      'node:ffi, shared buffer': (n) => { for (let i = 0; i < n; i++) nCopy(dstAddress, 64n, srcAddress, 64n, 8n, 1n, 0, 0n); },
+      'raw, CUDA_TS_FFI=node (on koffi)': (n) => { for (let i = 0; i < n; i++) rCopy(dst, 64, src, 64, 8, 1, 0, 0); },
       ...(before ? { 'raw, node:ffi (before)': ((f: Copy): Pass => (n) => { for (let i = 0; i < n; i++) f(dst, 64, src, 64, 8, 1, 0, 0); })(before.raw.cudaMemcpy2DAsync as Copy) } : {}),
       'raw, koffi': (n) => { for (let i = 0; i < n; i++) rkCopy(dst, 64, src, 64, 8, 1, 0, 0); },
     }, 'memcpy2DAsync'),

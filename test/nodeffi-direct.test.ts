@@ -178,6 +178,17 @@ for (const [label, wide] of paths) {
     expect(abs(-42)).toBe(42);
     expect(b.backendOf('abs')).toEqual({ backend: 'node' });
   });
+  test('a function of seven parameters or more stays on koffi (node:ffi passes those through a slower shared buffer)', () => {
+    const b = new Binder(libcSpec);
+    b.configure({ ffi: 'node' });
+    // declared with seven parameters (C ignores the extra ones): bound, and called once through koffi
+    const abs7 = b.bind('abs7', 'abs', undefined, 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t']);
+    expect(abs7(-5, 0, 0, 0, 0, 0, 0)).toBe(5);
+    expect(b.backendOf('abs7')).toEqual({ backend: 'koffi', reason: '7 parameters: node:ffi passes more than 6 through a shared buffer, slower than koffi' });
+    const abs6 = b.bind('abs6', 'abs', undefined, 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t']);
+    expect(abs6(-6, 0, 0, 0, 0, 0)).toBe(6);
+    expect(b.backendOf('abs6')).toEqual({ backend: 'node' });
+  });
 });
 
 // The last buffer passed to each pointer parameter stays reachable until the next call replaces it,

@@ -5,7 +5,8 @@
 // function). What the adapter below passes (measured by bench/nodeffi-cost.ts):
 //   - Functions of at most six parameters are called as node:ffi's direct fast call, with every
 //     integer and pointer as a bigint (see "how a function is called" below): ~10-20 ns, where
-//     node:ffi's own argument wrapper costs ~25-150 ns and koffi ~25-55 ns.
+//     node:ffi's own argument wrapper costs ~25-150 ns and koffi ~25-55 ns. Functions of seven or
+//     more stay on koffi (node:ffi's shared-buffer call is slower than koffi's).
 //   - 8/16/32-bit integers: checked here against the C type (1.5, NaN, out-of-range values are a
 //     TypeError; koffi would truncate them silently); 0..1023 become bigints from a table.
 //   - 64-bit integers (handles, sizes, device pointers are JS numbers in cuda-ts): a bigint, from
@@ -142,7 +143,8 @@ function describe(t: unknown): string {
 //     argument before the fast call (~15-25 ns more, and its code is shared by every function of the
 //     same arity, so its call sites turn polymorphic in a real program);
 //   - shared buffer: seven parameters or more: a JS wrapper writes the arguments into a buffer;
-//     pointers are fast as bigints, anything else takes the slow path.
+//     pointers are fast as bigints, anything else takes the slow path. Slower than koffi: such a
+//     function stays on koffi (NodeFfiLibrary.bind).
 // So, where the C ABI allows it (WIDE_ABI), a function of at most six parameters is declared to
 // node:ffi with every integer parameter as a `pointer` (a 64-bit register) and called with bigints,
 // after this adapter has checked the value against the C type; a one-parameter function gets an
@@ -400,6 +402,11 @@ export class NodeFfiLibrary {
   bind(symbol: string, name: string, result: unknown, params: readonly unknown[], wideAbi = WIDE_ABI): NativeFunction | string {
     const plan = nodeFfiSignature(result, params);
     if (typeof plan === 'string') return plan;
+    // node:ffi passes seven or more arguments through a JS wrapper that writes them into a shared
+    // buffer: slower than koffi (bench/nodeffi-cost.ts: cudaMemcpy2DAsync, 8 arguments, ~200 ns
+    // against koffi's ~125 on the CPU machine; on the H200 cuLaunchKernel's 11 cost ~170 ns more per
+    // launch). Such a function stays on koffi, where the user asked for node:ffi to go faster.
+    if (params.length > DIRECT_MAX) return `${params.length} parameters: node:ffi passes more than ${DIRECT_MAX} through a shared buffer, slower than koffi`;
     const call = nodeFfiCallPlan(plan, wideAbi);
     let fn: NativeFunction;
     try {
