@@ -2,8 +2,16 @@
 // by a no-op (drv.provideNative), minus a direct call of that no-op with cuLaunchKernelEx's arguments. What is
 // left is the JavaScript the objects layer adds per launch (validation, argument packing, binding
 // check), which the GPU rows of bench/run.ts add on top of koffi's call and the driver's own work.
-//   npx tsx bench/launch-js.ts
+// Under Node 26 it also launches into a C no-op bound through node:ffi (built here with cc). Run it
+// compiled (tsx's transform makes these paths several times slower), e.g.
+//   npx tsc --outDir /tmp/lj --rootDir . --module commonjs --target ES2022 --esModuleInterop \
+//     --skipLibCheck --types node bench/launch-js.ts && ln -s $PWD/node_modules /tmp/lj/ && node /tmp/lj/bench/launch-js.js
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as drv from '../src/driver';
+import { Binder } from '../src/runtime';
 import { Context } from '../src/context';
 import { Core } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
@@ -57,3 +65,35 @@ console.log(`  direct no-op call            ${med(rows.direct).toFixed(1)} ns`);
 console.log(`  launch(), 0 args             ${med(rows.launch0).toFixed(1)} ns  (+${(med(rows.launch0) - med(rows.direct)).toFixed(1)} ns)`);
 console.log(`  launch(), 4 args (2 buffers) ${med(rows.launch4).toFixed(1)} ns  (+${(med(rows.launch4) - med(rows.direct)).toFixed(1)} ns)`);
 if (calls === 0) throw new Error('the no-op was never called');
+
+// Under node:ffi (Node 26): the same launches into a C function that returns 0, bound with
+// cuLaunchKernelEx's parameter types by a node:ffi Binder (what CUDA_TS_FFI=node binds), against
+// node:ffi's own call of it with the arguments as bigints. The difference is what the objects layer
+// and the node:ffi adapter add to a launch under node:ffi.
+const ffi = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:ffi') as
+  | { DynamicLibrary: new (p: string) => { getFunction(n: string, s: { arguments: string[]; return: string }): (...a: bigint[]) => number }; getRawPointer(b: ArrayBuffer): bigint }
+  | undefined;
+if (ffi?.DynamicLibrary) {
+  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-launch-js-'));
+  writeFileSync(join(dir, 'noop.c'), 'int noop_launch(void *config, unsigned long f, void *params, void *extra) { (void)config; (void)f; (void)params; (void)extra; return 0; }\n');
+  const so = join(dir, 'libnoop.so');
+  execFileSync('cc', ['-O2', '-shared', '-fPIC', '-o', so, join(dir, 'noop.c')], { stdio: 'pipe' });
+  const binder = new Binder({ module: 'noop', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: [so], env: 'CUDA_TS_NOOP_LIBRARY', resolve: 'symbol' });
+  binder.configure({ ffi: 'node' });
+  const bound = binder.bind('cuLaunchKernelEx', 'noop_launch', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'void *']);
+  if (binder.backendOf('cuLaunchKernelEx')?.backend !== 'node') throw new Error(`not bound through node:ffi: ${binder.backendOf('cuLaunchKernelEx')?.reason}`);
+  drv.provideNative('cuLaunchKernelEx', bound);
+  const own = new ffi.DynamicLibrary(so).getFunction('noop_launch', { arguments: ['pointer', 'pointer', 'pointer', 'pointer'], return: 'int32' });
+  const cfgAddress = ffi.getRawPointer(new ArrayBuffer(56));
+  const rowsN: Record<string, number[]> = { direct: [], launch0: [], launch4: [] };
+  for (let r = 0; r < 7; r++) {
+    rowsN.direct.push(time(N, () => own(cfgAddress, 0x4000n, 0n, 0n)));
+    rowsN.launch0.push(time(N, () => launch(stream, cfg, k0)));
+    rowsN.launch4.push(time(N, () => launch(stream, cfg, k4, buf, buf, 1.5, 7)));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`node:ffi: a C no-op bound as cuLaunchKernelEx (median of 7 × ${N}):`);
+  console.log(`  node:ffi's own call          ${med(rowsN.direct).toFixed(1)} ns`);
+  console.log(`  launch(), 0 args             ${med(rowsN.launch0).toFixed(1)} ns  (+${(med(rowsN.launch0) - med(rowsN.direct)).toFixed(1)} ns)`);
+  console.log(`  launch(), 4 args (2 buffers) ${med(rowsN.launch4).toFixed(1)} ns  (+${(med(rowsN.launch4) - med(rowsN.direct)).toFixed(1)} ns)`);
+}
