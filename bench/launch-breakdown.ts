@@ -63,7 +63,7 @@ function main(): void {
     const own = new Uint8Array(new ArrayBuffer(56));
     own.set(exCfg);
     exCfgAddress = nodeFfi.getRawPointer(own.buffer);
-    (globalThis as Any).__keepExCfg = own;
+    (globalThis as Any).__keepExCfg = own; // C reads it through the address: it must outlive every pass
   }
 
   const loop = (one: () => void, sync: () => void): Pass => (ops) => {
