@@ -263,10 +263,11 @@ export function importCases(gpu: boolean): ImportCase[] {
   const js = (p: string) => JSON.stringify(join(root, `${p}.js`));
   const koffiLib = gpu ? "process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1'" : "process.env.CUDA_TS_RUNTIME_LIBRARY || 'libcudart.so.13'";
   const koffiCall = gpu ? "lib.func('int cuDriverGetVersion(void *)')(out)" : "lib.func('int cudaRuntimeGetVersion(void *)')(out)";
+  const koffiTimed = (load: string) => `const koffi = ${load}; const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];`;
   return [
-    { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: `const koffi = require('koffi'); const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];` },
+    { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: koffiTimed("require('koffi')") },
     // what cuda-ts's runtime loads (src/runtime/koffi.ts): koffi's native module without koffi's entry
-    ...nativeKoffiCase(koffiLib, koffiCall),
+    ...nativeKoffiCase(koffiTimed),
     { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
     { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },
     { name: 'runtime', what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)', timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();` },
@@ -276,10 +277,11 @@ export function importCases(gpu: boolean): ImportCase[] {
   ];
 }
 
-function nativeKoffiCase(koffiLib: string, koffiCall: string): ImportCase[] {
+/** The koffi case with koffi's native module required directly; none where it is not found. */
+function nativeKoffiCase(koffiTimed: (load: string) => string): ImportCase[] {
   const found = koffiNativePath([join(REPO_ROOT, 'node_modules')]);
   if (!found) return [];
-  return [{ name: 'koffi-native', what: "koffi's native module alone (what cuda-ts loads; koffi's entry adds its wrappers of node:util) + load + one declared call", timed: `const koffi = require(${JSON.stringify(found.file)}); const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];` }];
+  return [{ name: 'koffi-native', what: "koffi's native module alone (what cuda-ts loads; koffi's entry adds its wrappers of node:util) + load + one declared call", timed: koffiTimed(`require(${JSON.stringify(found.file)})`) }];
 }
 
 /** Issue 17's import targets: each row's median minus koffi's, against its allowance. */
