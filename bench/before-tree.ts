@@ -17,7 +17,9 @@ function main(): void {
   if (!commit) throw new Error('usage: npx tsx bench/before-tree.ts <commit>');
   const src = mkdtempSync(join(tmpdir(), 'cuda-ts-before-'));
   try {
-    const tar = execFileSync('git', ['archive', commit, 'src', 'generated/13.0'], { cwd: REPO_ROOT, maxBuffer: 1 << 30 });
+    // the support package sits in src/runtime before the layout of issue 24, in support/ after it
+    const paths = ['src', 'support', 'generated/13.0'].filter((p) => execFileSync('git', ['ls-tree', '--name-only', commit, p], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '');
+    const tar = execFileSync('git', ['archive', commit, ...paths], { cwd: REPO_ROOT, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', src], { input: tar });
     rmSync(BEFORE_DIR, { recursive: true, force: true });
     const files = transpileTree(src, ['src/index'], BEFORE_DIR);

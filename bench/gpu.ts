@@ -772,7 +772,7 @@ function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: string, me
     closers.push(o.close);
     return o.passes;
   });
-  const nodeWhy = (require('../src/runtime/nodeffi') as typeof import('../src/runtime/nodeffi')).nodeFfiUnavailableReason();
+  const nodeWhy = (require('../support/nodeffi') as typeof import('../support/nodeffi')).nodeFfiUnavailableReason();
   for (const n of ['cuda-ts-raw-nodeffi', 'cuda-ts-typed-nodeffi', 'cuda-ts-objects-nodeffi']) {
     if (nodeWhy) {
       notes[n] = nodeWhy;

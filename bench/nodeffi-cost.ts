@@ -21,8 +21,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import koffi from 'koffi';
-import { loadLibrary } from '../src/runtime';
-import { NodeFfiLibrary, nodeFfi } from '../src/runtime/nodeffi';
+import { loadLibrary } from '../support';
+import { NodeFfiLibrary, nodeFfi } from '../support/nodeffi';
 
 type Pass = (n: number) => void;
 interface Row { name: string; impls: Record<string, Pass> }
@@ -125,7 +125,7 @@ function loadModule(backend: 'node' | 'koffi', root = join(__dirname, '..')): Bo
   return bound;
 }
 // BENCH_BEFORE=<another checkout>: its module too, bound through node:ffi by that checkout's own
-// src/runtime (e.g. a `git worktree` of the commit before a change), as "… node:ffi (before)"
+// support (e.g. a `git worktree` of the commit before a change), as "… node:ffi (before)"
 const before = process.env.BENCH_BEFORE ? loadModule('node', process.env.BENCH_BEFORE) : undefined;
 const viaNode = loadModule('node');
 const viaKoffi = loadModule('koffi');

@@ -20,7 +20,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, median } from './common';
 import { rotation } from './interleave';
-import { koffiNativePath } from '../src/runtime/koffi';
+import { koffiNativePath } from '../support/koffi';
 
 export interface StartupSample {
   require_ms: number;
@@ -266,7 +266,7 @@ export function importCases(gpu: boolean): ImportCase[] {
   const koffiTimed = (load: string) => `const koffi = ${load}; const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];`;
   return [
     { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: koffiTimed("require('koffi')") },
-    // what cuda-ts's runtime loads (src/runtime/koffi.ts): koffi's native module without koffi's entry
+    // what cuda-ts's runtime loads (support/koffi.ts): koffi's native module without koffi's entry
     ...nativeKoffiCase(koffiTimed),
     { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
     { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import koffi from 'koffi';
-import { loadLibrary } from '../src/runtime';
+import { loadLibrary } from '../support';
 
 const root = join(__dirname, '..');
 const beforeDir = join(root, 'bench', '.scratch', 'before', '13.0');
@@ -19,7 +19,7 @@ if (process.argv[2] === '--make-before') {
     const text = execFileSync('git', ['show', `${commit}:generated/13.0/${m}/index.ts`], { cwd: root, encoding: 'utf8' })
       .replace(/from '\.\/binding'/g, `from '../../../../../generated/13.0/${m}/binding'`)
       .replace(/from '\.\/types'/g, `from '../../../../../generated/13.0/${m}/types'`)
-      .replace(/from '\.\.\/\.\.\/\.\.\/src\/runtime'/g, `from '../../../../../src/runtime'`);
+      .replace(/from '\.\.\/\.\.\/\.\.\/src\/runtime'/g, `from '../../../../../support'`);
     mkdirSync(join(beforeDir, m), { recursive: true });
     writeFileSync(join(beforeDir, m, 'index.ts'), text);
   }

@@ -1,7 +1,7 @@
 // Quick start: what the generated bindings see on this machine. Runs with or without a GPU.
 import * as cu from '../generated/13.0/driver';
 import * as rt from '../generated/13.0/runtime';
-import { CudaError } from '../src/runtime';
+import { CudaError } from '../support';
 
 function main(): void {
   console.log(`cuda-ts bindings generated from CUDA ${cu.CUDA_RELEASE} headers`);

@@ -1,5 +1,6 @@
 // cuda-ts-gen: CUDA headers → IR (headers/<ver>/<module>.json) → bindings (generated/<ver>/<module>/).
 import { fork } from 'node:child_process';
+import { SUPPORT_DIR, SUPPORT_PACKAGE, supportSpecifier } from './support-path';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -23,10 +24,9 @@ export interface CliOptions {
   jobs?: number;
 }
 
-/** The support package generated code imports when it lives outside this repository. */
-export const SUPPORT_PACKAGE = '@cuda-ts/runtime-support';
+export { SUPPORT_PACKAGE };
 /** How generated code inside this repository reaches the support code (generated/<ver>/<module>/*.ts). */
-const IN_REPO_SUPPORT = '../../../src/runtime';
+const IN_REPO_SUPPORT = supportSpecifier(0);
 
 const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--include DIR]... [--jobs N] [--check]
        cuda-ts-gen --check | --from-ir [--out DIR] [--modules a,b]
@@ -38,7 +38,7 @@ const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--i
                   The release is CUDA_VERSION of its cuda.h; outputs go to headers/<release>/ and
                   generated/<release>/. Omitted: --check or --from-ir work from the stored IR.
   --out DIR       root holding headers/ and generated/ (default: the current directory). A root
-                  without src/runtime/ (not a cuda-ts checkout) gets code importing the support package by its name
+                  without ${SUPPORT_DIR}/ (not a cuda-ts checkout) gets code importing the support package by its name
                   (${SUPPORT_PACKAGE}) plus a package.json and tsconfig.json when absent, so the
                   tree type-checks and runs by itself once that package and koffi are installed.
   --modules a,b   modules to process (default: all whose headers are found; see --list). A module
@@ -142,7 +142,7 @@ function filesOf(dir: string): Map<string, string> {
 /** A root holding the support sources (a cuda-ts checkout) reaches them by path; any other root
  *  imports the support package by its name. */
 export function hasSupportSources(root: string): boolean {
-  return existsSync(join(root, 'src', 'runtime', 'index.ts'));
+  return existsSync(join(root, SUPPORT_DIR, 'index.ts'));
 }
 
 /** Emitted files for `root` (see {@link hasSupportSources}). */

@@ -6,7 +6,7 @@
 // does not export by the exact release whose libraries were surveyed, and the minimum driver of each
 // release lives once in src/runtime/versions.ts. `specForRelease` resolves them into the plain view
 // the emitter reads (`sonames[major]`, `notExported`).
-import { MIN_DRIVER, minimumDriver } from '../src/runtime/versions';
+import { MIN_DRIVER, minimumDriver } from '../support/versions';
 
 export { MIN_DRIVER, minimumDriver };
 

@@ -1,11 +1,11 @@
 // Context: the primary context of a device (retained once, shared) or a created one. Binding to the
 // calling thread, sticky-error marking and every driver call go through the door (driver.ts).
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import * as drv from './driver';
 import { ContextUnusableError, STICKY_ERRORS } from './driver';
-import type { CudaError } from './runtime';
+import type { CudaError } from '../support';
 import { Resource, assertMayBlock } from './lifecycle';
-import { dropContextCache } from './allocator';
+import { dropContextCache } from './memory/allocator';
 
 export { ContextUnusableError, STICKY_ERRORS };
 

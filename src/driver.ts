@@ -12,7 +12,7 @@ import { DriverError } from '../generated/13.0/driver/typed/shared';
 import * as raw from '../generated/13.0/driver/raw';
 import { binder } from '../generated/13.0/driver/binding';
 import * as T from '../generated/13.0/driver/types';
-import { CudaError, type NativeFunction } from './runtime';
+import { CudaError, type NativeFunction } from '../support';
 
 export * from '../generated/13.0/driver/types';
 export { DriverError };

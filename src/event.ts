@@ -3,7 +3,7 @@
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
-import { noteUse } from './capture';
+import { noteUse } from './graph/capture';
 import { poll, toStream, type PollOptions, type StreamLike } from './stream';
 
 const F = drv.CUevent_flags;

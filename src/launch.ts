@@ -4,14 +4,14 @@
 // values and calls cuLaunchKernelEx with the CUlaunchConfig its LaunchConfig encoded once
 // (cuLaunchKernel on a driver without it): no allocation besides the rest-args array (use
 // `launchArgs` with a reused array to avoid even that).
-import { CudaSymbolError, isArrayBuffer, type NativeFunction } from './runtime';
-import { koffi } from './runtime';
+import { CudaSymbolError, isArrayBuffer, type NativeFunction } from '../support';
+import { koffi } from '../support';
 import * as drv from './driver';
 import { describe } from './context';
-import { DeviceBuffer, PinnedHostBuffer, ownerOf } from './memory';
+import { DeviceBuffer, PinnedHostBuffer, ownerOf } from './memory/buffers';
 import { Stream, toStream, type StreamLike } from './stream';
 import { Kernel } from './module';
-import { anyCapture, captureOf } from './capture';
+import { anyCapture, captureOf } from './graph/capture';
 
 
 /**

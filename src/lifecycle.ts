@@ -8,7 +8,7 @@
 //
 // Errors raised while freeing where nobody can catch them (finalizers, deferred destroys) are queued
 // and thrown by the next call into the objects layer (`throwDeferred`), never lost.
-import { CudaError, hostCallbacks, onCallbacksDrained } from './runtime';
+import { CudaError, hostCallbacks, onCallbacksDrained } from '../support';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
 const deferred: unknown[] = [];
@@ -43,7 +43,7 @@ function withPrefix(e: CudaError): CudaError {
 
 // Pending JS callbacks are counted in the run-time support, shared with the typed layer: a callback
 // given to cuLaunchHostFunc directly blocks the objects layer's waits too, and the other way round.
-export { HostCallbackPendingError, assertMayBlock } from './runtime';
+export { HostCallbackPendingError, assertMayBlock } from '../support';
 /** Pending JS host callbacks in this thread (the run-time support's count). */
 export const hostFuncs = hostCallbacks;
 const afterHostFuncs: (() => void)[] = [];

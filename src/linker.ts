@@ -1,10 +1,10 @@
 // Linker: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries → CUBIN), falling back to the
 // driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
 import { readFileSync } from 'node:fs';
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import * as drv from './driver';
 import type * as jit from '../generated/13.0/nvjitlink';
-import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';
+import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from '../support';
 import { Context, contextOf, describe } from './context';
 import { Device } from './device';
 import { Resource } from './lifecycle';

@@ -1,7 +1,7 @@
 // Module (PTX, CUBIN, fatbin, file) and Kernel (attributes, occupancy, launch with a declared signature).
-import { isArrayBuffer, isUint8Array } from './runtime';
+import { isArrayBuffer, isUint8Array } from '../support';
 import { readFileSync } from 'node:fs';
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Resource, whenNoHostFuncs } from './lifecycle';

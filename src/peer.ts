@@ -4,11 +4,11 @@
 // pair of contexts and one direction: enablePeerAccess(a, b) lets work in a's context read and write
 // b's memory. Copies with cuMemcpyPeer work with or without it (staged through the host without).
 import * as drv from './driver';
-import { CudaError } from './runtime';
+import { CudaError } from '../support';
 import { Context, describe } from './context';
 import type { Device } from './device';
 import { assertMayBlock, checkSize } from './lifecycle';
-import { DeviceBuffer } from './memory';
+import { DeviceBuffer } from './memory/buffers';
 import { toStream, type StreamLike } from './stream';
 
 const { CUresult } = drv;

@@ -1,6 +1,6 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
 import type * as nvrtc from '../generated/13.0/nvrtc';
-import { textFrom } from './runtime';
+import { textFrom } from '../support';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';

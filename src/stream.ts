@@ -8,14 +8,14 @@
 //   - while any such callback is pending, a blocking wait (synchronize(), sync copies, frees that may
 //     synchronize) would never return: those throw HostCallbackPendingError (or are deferred, for
 //     frees) instead of hanging, and `await stream.synchronized()` polls cuStreamQuery while yielding.
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import { readFileSync } from 'node:fs';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
-import { callbackSettled } from './runtime';
+import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
-import { releaseStreamBlocks } from './allocator';
-import { beginTracking, endTracking, type CaptureHolder } from './capture';
+import { releaseStreamBlocks } from './memory/allocator';
+import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
 import { Event } from './event';
 
 /** The stream protocol: an object with this method returns its CUstream handle. */

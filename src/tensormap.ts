@@ -2,12 +2,12 @@
 // DeviceBuffer, encoded with cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col and passed to kernels
 // by value (`const __grid_constant__ CUtensorMap`). The map keeps the buffer it describes alive; after
 // replaceAddress() it keeps the new buffer instead.
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import * as drv from './driver';
 import { describe } from './context';
 import { Core, Resource } from './lifecycle';
 import { arg, type StructType, type TypedArg } from './launch';
-import { DeviceBuffer, ownerOf } from './memory';
+import { DeviceBuffer, ownerOf } from './memory/buffers';
 
 /**
  * Element types of a tensor map. The packed `u4x16…`/`u6x16…` types (16 four- or six-bit values per

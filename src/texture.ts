@@ -3,14 +3,14 @@
 // memory: filtered, normalized or clamped reads) and SurfaceObject (cuSurfObjectCreate over an array:
 // typed loads and stores). A texture or surface keeps what it reads alive; handles are 64-bit values
 // passed to kernels as 'u64' (cudaTextureObject_t / cudaSurfaceObject_t).
-import { koffi } from './runtime';
+import { koffi } from '../support';
 import * as drv from './driver';
 import { Context, contextOf, describe, deviceHandle } from './context';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
-import { isArrayBuffer } from './runtime';
-import { DeviceBuffer, PinnedHostBuffer, ownerOf, type HostData } from './memory';
+import { isArrayBuffer } from '../support';
+import { DeviceBuffer, PinnedHostBuffer, ownerOf, type HostData } from './memory/buffers';
 import { toStream, type StreamLike } from './stream';
-import { noteUse } from './capture';
+import { noteUse } from './graph/capture';
 
 /** Channel formats of arrays and textures: each channel's type. */
 export type ChannelFormat = 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'f16' | 'f32';

@@ -3,8 +3,8 @@
 import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { Core } from '../src/lifecycle';
-import { CachingAllocator, sizeClass } from '../src/allocator';
-import { DeviceBuffer } from '../src/memory';
+import { CachingAllocator, sizeClass } from '../src/memory/allocator';
+import { DeviceBuffer } from '../src/memory/buffers';
 import { Stream } from '../src/stream';
 
 type Call = [string, ...unknown[]];

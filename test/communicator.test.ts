@@ -1,15 +1,15 @@
 // Communicator and peer copies without a GPU or NCCL: argument validation happens before any native
 // call, a missing libnccl says NCCL is needed, dtype/op mapping, and what a valid call hands to NCCL.
 import * as nccl from '../generated/13.0/nccl';
-import { Communicator, NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp } from '../src/communicator';
+import { Communicator, NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp } from '../src/distributed/communicator';
 import { Context } from '../src/context';
 import { Device } from '../src/device';
 import { Core } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory';
+import { DeviceBuffer } from '../src/memory/buffers';
 import { copyPeer } from '../src/peer';
 import * as streams from '../src/stream';
 import { Stream } from '../src/stream';
-import { CudaLibraryError, decodeRecord, encodeRecord, loadLibrary } from '../src/runtime';
+import { CudaLibraryError, decodeRecord, encodeRecord, loadLibrary } from '../support';
 
 /** A Context stand-in that never calls the driver. */
 function fakeContext(device = 0): Context {

@@ -1,4 +1,4 @@
-// src/fd-passing.ts: descriptors passed over an abstract Unix socket with SCM_RIGHTS, for real (no mocks).
+// src/memory/fd-passing.ts: descriptors passed over an abstract Unix socket with SCM_RIGHTS, for real (no mocks).
 // The exporter is a child process (test/fixtures/fd-passing-exporter.ts, run through tsx); this process
 // receives synchronously through libc.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
-import { receiveDescriptor, serveDescriptor, withdrawDescriptor, type DescriptorTicket } from '../src/fd-passing';
+import { receiveDescriptor, serveDescriptor, withdrawDescriptor, type DescriptorTicket } from '../src/memory/fd-passing';
 
 const ROOT = join(__dirname, '..');
 const FIXTURE = join(__dirname, 'fixtures', 'fd-passing-exporter.ts');

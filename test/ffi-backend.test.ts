@@ -4,7 +4,7 @@
 // reason where the running Node has no node:ffi. `CUDA_TS_FFI=node` runs the whole unit suite with
 // the generated modules on node:ffi; the last block checks that the environment took effect.
 import { existsSync } from 'node:fs';
-import { Binder, type FfiBackend, Scratch, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../src/runtime';
+import { Binder, type FfiBackend, Scratch, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
 
 function hasCudart(): boolean {
   try {

@@ -1,11 +1,11 @@
-// src/runtime/koffi.ts: koffi's native module loaded without koffi's JavaScript entry where koffi's own
+// support/koffi.ts: koffi's native module loaded without koffi's JavaScript entry where koffi's own
 // loader would find it, the entry otherwise; one koffi object per process either way.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import ts from 'typescript';
-import { koffiNativePath } from '../src/runtime/koffi';
+import { koffiNativePath } from '../support/koffi';
 
 const repo = join(__dirname, '..');
 const repoModules = [join(repo, 'node_modules')];
@@ -57,7 +57,7 @@ describe('the runtime’s koffi in a fresh process', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(repo, 'test', '.koffi-loader-'));
-    const source = readFileSync(join(repo, 'src/runtime/koffi.ts'), 'utf8');
+    const source = readFileSync(join(repo, 'support/koffi.ts'), 'utf8');
     writeFileSync(join(dir, 'koffi.js'), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import koffi from 'koffi';
-import type { KoffiType } from '../src/runtime';
+import type { KoffiType } from '../support';
 import { readIR, storedReleases } from '../generator/ir/store';
 
 const root = join(__dirname, '..');

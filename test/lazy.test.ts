@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import koffi from 'koffi';
-import { lazyEnums, lazyFunctions, lazyRecords } from '../src/runtime';
-import { lazyMember } from '../src/runtime/lazy';
+import { lazyEnums, lazyFunctions, lazyRecords } from '../support';
+import { lazyMember } from '../support/lazy';
 
 describe('lazyFunctions', () => {
   test('loads a chunk once, on the first call, and replaces every export of it', () => {

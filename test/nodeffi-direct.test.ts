@@ -1,4 +1,4 @@
-// The node:ffi adapter's direct calls (src/runtime/nodeffi.ts): a function of at most six parameters
+// The node:ffi adapter's direct calls (support/nodeffi.ts): a function of at most six parameters
 // is declared to node:ffi with its integers as 64-bit `pointer` registers (one lone parameter padded
 // with an unused second one) and called with bigints. These tests call libc functions whose results
 // show what C received (abs, labs, ldexp, htonl, ntohs, memset, strlen), through the direct path and
@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
-import { Binder, Scratch } from '../src/runtime';
-import { NodeFfiLibrary, nodeFfiCallPlan, nodeFfiSignature, nodeFfiUnavailableReason } from '../src/runtime/nodeffi';
+import { Binder, Scratch } from '../support';
+import { NodeFfiLibrary, nodeFfiCallPlan, nodeFfiSignature, nodeFfiUnavailableReason } from '../support/nodeffi';
 
 const libcSpec = { module: 'libc (test)', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_TEST_LIBC', resolve: 'symbol' as const };
 function libcReason(): string | undefined {

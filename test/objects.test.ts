@@ -1,15 +1,15 @@
 // Objects layer without a GPU: argument validation, bounds checks, life cycle, deadlock guards.
 import koffi from 'koffi';
 import { Context } from '../src/context';
-import { stringArrayArg, textFrom } from '../src/runtime';
+import { stringArrayArg, textFrom } from '../support';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
-import { Graph } from '../src/graph';
+import { Graph } from '../src/graph/graph';
 import { ArgPack, LaunchConfig, arg, launch, launchArgs } from '../src/launch';
 import {
   Core, DeferredFreeError, HostCallbackPendingError, Resource, assertMayBlock, deferError, drainAfterHostFuncs, hostFuncs, throwDeferred, whenNoHostFuncs,
 } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory';
+import { DeviceBuffer } from '../src/memory/buffers';
 import { Kernel } from '../src/module';
 import { Program } from '../src/program';
 import { Stream, cudaStream, poll, streamHandle } from '../src/stream';

@@ -8,11 +8,11 @@ import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
-import { Graph, GraphConditional, GraphExec } from '../src/graph';
+import { Graph, GraphConditional, GraphExec } from '../src/graph/graph';
 import { GreenContext, SmResource } from '../src/green';
 import { ArgPack, LaunchConfig } from '../src/launch';
 import { Core, HostCallbackPendingError, assertMayBlock, hostFuncs } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory';
+import { DeviceBuffer } from '../src/memory/buffers';
 import { Stream } from '../src/stream';
 
 type Fn = (...args: any[]) => number; // eslint-disable-line @typescript-eslint/no-explicit-any

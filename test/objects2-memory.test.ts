@@ -4,14 +4,14 @@
 import koffi from 'koffi';
 import * as drv from '../src/driver';
 import { Context } from '../src/context';
-import { CachingAllocator } from '../src/allocator';
-import { copyBatch, provideDriverVersion } from '../src/copy-batch';
+import { CachingAllocator } from '../src/memory/allocator';
+import { copyBatch, provideDriverVersion } from '../src/memory/copy-batch';
 import { Core } from '../src/lifecycle';
-import { DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer } from '../src/memory';
+import { DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer } from '../src/memory/buffers';
 import { Stream } from '../src/stream';
 import { TensorMap } from '../src/tensormap';
 import { CudaArray, SurfaceObject, TextureObject } from '../src/texture';
-import { VirtualMemoryResource } from '../src/vmm';
+import { VirtualMemoryResource } from '../src/memory/vmm';
 
 type Fn = (...args: any[]) => number; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Call = [string, unknown[]];

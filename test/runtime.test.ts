@@ -1,6 +1,6 @@
 // The run-time support and a real call into this machine's libcudart (no GPU needed).
 import { existsSync } from 'node:fs';
-import { Binder, CudaError, CudaLibraryError, CudaSymbolError, Scratch, libraryCandidates, loadLibrary, toAddress } from '../src/runtime';
+import { Binder, CudaError, CudaLibraryError, CudaSymbolError, Scratch, libraryCandidates, loadLibrary, toAddress } from '../support';
 
 function findCudart(): string | undefined {
   try {
@@ -119,7 +119,7 @@ describe('JS callbacks given to CUDA, and blocking calls while one is pending', 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cu = require('../generated/13.0/driver') as typeof import('../generated/13.0/driver');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../src/runtime') as typeof import('../src/runtime');
+  const { hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../support') as typeof import('../support');
 
   test('a one-shot callback counts as pending until it has run, and blocking typed calls refuse meanwhile', async () => {
     const proto = koffi.proto('void OneShotTest(void *)');

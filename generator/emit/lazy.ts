@@ -13,6 +13,7 @@
 // one top-level statement per export (`exports.x = …`, a stub function each) costs ~10 µs to
 // compile and run, so a module of 450 functions would spend ~5 ms on its stubs alone; a table
 // string read by one loop costs a fraction of that.
+import { supportSpecifier } from '../support-path';
 import { Writer } from './writer';
 
 /** Chunks with fewer functions are merged with their alphabetical neighbours. */
@@ -110,7 +111,7 @@ export interface StubFn {
  */
 export function writeStubs(w: Writer, dir: string, fns: StubFn[]): void {
   const chunks = [...new Set(fns.map((f) => f.chunk))].sort();
-  w.line(`import { lazyFunctions } from '${'../../../src/runtime'}';`);
+  w.line(`import { lazyFunctions } from '${supportSpecifier(0)}';`);
   for (const c of chunks) w.line(`import type * as ${c} from './${dir}/${c}';`);
   w.blank();
   w.line(`// chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)`);

@@ -1,5 +1,6 @@
 // Emits `raw.ts`: C-exact functions returning what C returns (status codes), out-parameters through
 // caller-provided typed arrays, each bound on its first call.
+import { supportSpecifier } from '../support-path';
 import type { FunctionDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
 import { safeIdent, type TypeModel } from './model';
@@ -66,7 +67,7 @@ export function emitBinding(ctx: EmitContext): string {
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// How the ${spec.title} is found and bound: the Binder and one line of facts per function.`);
-  w.line(`import { Binder, type BinderOptions, type KoffiType } from '../../../src/runtime';`);
+  w.line(`import { Binder, type BinderOptions, type KoffiType } from '${supportSpecifier(0)}';`);
   w.line(`import { records } from './types';`);
   w.blank();
   const [major, minor] = ir.cudaVersion.split('.').map(Number);
@@ -120,7 +121,7 @@ export function emitRaw(ctx: EmitContext): Map<string, string> {
     w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
     w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
     const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
-    w.line(`import { checkRecord, rawCovers, type NativeFunction } from '../../../../src/runtime';`);
+    w.line(`import { checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
     w.line(`import { binder } from '../binding';`);
     w.line(`import type * as T from '../types';`);
     if (usesRecords) w.line(`import { records } from '../types';`);

@@ -2,6 +2,7 @@
 // function checks every argument in JS (koffi would convert or crash on bad values), calls the C
 // function, throws the module's CudaError subclass on a failing status, and returns the outputs (one
 // value, or an object named as in C). Scalar outputs go through a per-function preallocated Scratch.
+import { supportSpecifier } from '../support-path';
 import type { FunctionDecl } from '../ir/schema';
 import { resolveModule, takesTypedArg, type Elem, type FunctionSem, type ModuleOverrides, type ParamSem, type Sem } from '../semantics';
 import { overridesFor } from '../semantics/overrides';
@@ -566,7 +567,7 @@ export function emitTyped(ctx: EmitContext): Map<string, string> {
 
   const blocking = (fn: FunctionDecl) => !!spec.blocking?.test(fn.name);
   const oneShot = (fn: FunctionDecl, p: { name: string }) => (spec.oneShotCallbacks ?? []).includes(`${fn.name}.${p.name}`);
-  const support = `'../../../../src/runtime'`;
+  const support = `'${supportSpecifier(1)}'`;
 
   // typed/shared.ts: the module's error class and its message lookup (from the library itself, at run time)
   const sh = new Writer();

@@ -1,5 +1,6 @@
 // Emits `types.ts`: enums (with name↔value lookup), handle brands, typedefs, record interfaces
 // plus their lazily built koffi types, callback prototypes and constants.
+import { supportSpecifier } from '../support-path';
 import type { CType, Field, RecordDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
 import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from './model';
@@ -169,7 +170,7 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
   // koffi through the run-time support: a bare \`require('koffi')\` from another folder costs ~2 ms
   // at import (Node walks node_modules and resolves koffi's package exports once per folder)
-  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
+  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '${supportSpecifier(0)}';`);
   w.line(`export type { DevicePointer, Handle, Int64, KoffiType, Pointer };`);
   w.line(`void koffi; // used by callback prototypes`);
   w.blank();

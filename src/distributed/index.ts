@@ -1,5 +1,5 @@
 // Processes that meet: the TCP store, the torchrun environment, the launcher. No CUDA in here;
-// Communicator.rendezvous / fromEnvironment (src/communicator.ts) build NCCL ranks on top of it.
+// Communicator.rendezvous / fromEnvironment (src/distributed/communicator.ts) build NCCL ranks on top of it.
 export {
   StoreServer, TcpStore, StoreError, StoreTimeoutError, openStore, parseAddress, storeToken, STORE_TOKEN_ENV,
   type OpenStoreOptions, type StoreConnectOptions, type StoreLimits, type StoreServerOptions,

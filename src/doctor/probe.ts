@@ -5,8 +5,8 @@
 // finding, never an exception.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { koffi } from '../runtime';
-import { libraryCandidates, readCString, requirement, textFrom, versionString, type BinderSpec } from '../runtime';
+import { koffi } from '../../support';
+import { libraryCandidates, readCString, requirement, textFrom, versionString, type BinderSpec } from '../../support';
 import type { DriverFinding, GpuFinding, LibraryFinding, ReleaseFinding } from './report';
 
 type Library = ReturnType<typeof koffi.load>;

@@ -4,7 +4,7 @@
 //   node --import tsx test/fuzz/child.ts < batch.json      (stdin: a ChildRequest)
 import { readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { CudaError } from '../../src/runtime';
+import { CudaError } from '../../support';
 import { materialise, type ArgSpec } from './values';
 
 export interface ChildCall {

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as nccl from '../../generated/13.0/nccl';
 import { Device } from '../../src';
-import { loadLibrary } from '../../src/runtime';
+import { loadLibrary } from '../../support';
 import { describeGpu, noGpuReason } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');

@@ -2,7 +2,7 @@
 import * as cu from '../../generated/13.0/driver';
 import * as cu126 from '../../generated/12.6/driver';
 import * as rt from '../../generated/13.0/runtime';
-import { CudaError, HostCallbackPendingError, hostCallbacks } from '../../src/runtime';
+import { CudaError, HostCallbackPendingError, hostCallbacks } from '../../support';
 import { describeGpu } from './gpu-env';
 
 type Driver = typeof cu | typeof cu126;

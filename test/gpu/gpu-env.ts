@@ -1,5 +1,5 @@
 // GPU suites run only where a CUDA driver and a device answer; elsewhere they skip with one reason.
-import { loadLibrary } from '../../src/runtime';
+import { loadLibrary } from '../../support';
 
 function probe(): string | undefined {
   let lib;

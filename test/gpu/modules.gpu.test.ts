@@ -17,7 +17,7 @@ import * as cufile from '../../generated/13.0/cufile';
 import * as cupti from '../../generated/13.0/cupti';
 import * as cudnn from '../../generated/13.0/cudnn';
 import * as nccl from '../../generated/13.0/nccl';
-import { CudaError } from '../../src/runtime';
+import { CudaError } from '../../support';
 import { describeGpu } from './gpu-env';
 
 // NCCL: no NVLink SHARP / multicast on the lent machines

@@ -9,7 +9,7 @@ import {
   Communicator, Context, CudaError, Device, DeviceBuffer, NcclUnavailableError, Stream, canAccessPeer, copyPeer, disablePeerAccess,
   enablePeerAccess, onDevice,
 } from '../../src';
-import { loadLibrary } from '../../src/runtime';
+import { loadLibrary } from '../../support';
 import { describeGpu, noGpuReason } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import koffi from 'koffi';
-import { Binder, CudaSymbolError } from '../../src/runtime';
+import { Binder, CudaSymbolError } from '../../support';
 import { FUTURE, FUTURE_BINDING_LINE } from '../generator/future-release-fixture';
 import { describeGpu } from './gpu-env';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as cu from '../../generated/13.0/driver';
 import * as nvrtc from '../../generated/13.0/nvrtc';
-import { addressOf, CudaError } from '../../src/runtime';
+import { addressOf, CudaError } from '../../support';
 import { describeGpu } from './gpu-env';
 
 // One 8×8 tile of a 16×16 float tensor loaded by the Hopper tensor-memory accelerator through a

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CublasError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Asum_Cgbmv from './typed/Asum_Cgbmv';
 import type * as Cgeam_Cgemm3 from './typed/Cgeam_Cgemm3';
 import type * as Cgemv_Cgetri from './typed/Cgemv_Cgetri';

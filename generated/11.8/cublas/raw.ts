@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Asum_Cgbmv from './raw-layer/Asum_Cgbmv';
 import type * as Cgeam_Cgemm3 from './raw-layer/Cgeam_Cgemm3';
 import type * as Cgemv_Cgetri from './raw-layer/Cgemv_Cgetri';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as DnC from './raw-layer/DnC';
 import type * as DnCgebrd_DnCgesvda from './raw-layer/DnCgebrd_DnCgesvda';
 import type * as DnCgesvdj_DnCheevd from './raw-layer/DnCgesvdj_DnCheevd';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NvmlError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Compute_DeviceDiscover from './typed/Compute_DeviceDiscover';
 import type * as DeviceFreeze_DeviceGetAdaptive from './typed/DeviceFreeze_DeviceGetAdaptive';
 import type * as DeviceGetApplications_DeviceGetBrand from './typed/DeviceGetApplications_DeviceGetBrand';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Compute_DeviceDiscover from './raw-layer/Compute_DeviceDiscover';
 import type * as DeviceFreeze_DeviceGetAdaptive from './raw-layer/DeviceFreeze_DeviceGetAdaptive';
 import type * as DeviceGetApplications_DeviceGetBrand from './raw-layer/DeviceGetApplications_DeviceGetBrand';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NvrtcError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Add_Get from './typed/Add_Get';
 import type * as Version from './typed/Version';
 

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { RuntimeError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Bind from './typed/Array_Bind';
 import type * as Choose_Destroy from './typed/Choose_Destroy';
 import type * as Device from './typed/Device';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Bind from './raw-layer/Array_Bind';
 import type * as Choose_Destroy from './raw-layer/Choose_Destroy';
 import type * as Device from './raw-layer/Device';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CublasError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Asum_Ccopy from './typed/Asum_Ccopy';
 import type * as Cdgmm_Cgbmv from './typed/Cdgmm_Cgbmv';
 import type * as Cgeam_Cgemm from './typed/Cgeam_Cgemm';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Asum_Ccopy from './raw-layer/Asum_Ccopy';
 import type * as Cdgmm_Cgbmv from './raw-layer/Cdgmm_Cgbmv';
 import type * as Cgeam_Cgemm from './raw-layer/Cgeam_Cgemm';

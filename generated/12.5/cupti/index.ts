@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CuptiError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Activity from './typed/Activity';
 import type * as Compute_Device from './typed/Compute_Device';
 import type * as Disable_Event from './typed/Disable_Event';

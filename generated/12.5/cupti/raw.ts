@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Activity from './raw-layer/Activity';
 import type * as Compute_Device from './raw-layer/Compute_Device';
 import type * as Disable_Event from './raw-layer/Disable_Event';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { DriverError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Array3 from './typed/Array_Array3';
 import type * as Coredump_Ctx from './typed/Coredump_Ctx';
 import type * as Destroy_Device from './typed/Destroy_Device';

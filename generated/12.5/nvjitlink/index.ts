@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NvJitLinkError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Jit from './typed/Jit';
 
 // chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)

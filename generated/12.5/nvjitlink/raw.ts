@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Jit from './raw-layer/Jit';
 
 // chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Compute_DeviceCreate from './raw-layer/Compute_DeviceCreate';
 import type * as DeviceDiscover_DeviceGetActive from './raw-layer/DeviceDiscover_DeviceGetActive';
 import type * as DeviceGetAdaptive_DeviceGetBoard from './raw-layer/DeviceGetAdaptive_DeviceGetBoard';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Create from './raw-layer/Array_Create';
 import type * as Ctx_Device from './raw-layer/Ctx_Device';
 import type * as Driver_Event from './raw-layer/Driver_Event';

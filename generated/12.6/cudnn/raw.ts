@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Activation_Backend from './raw-layer/Activation_Backend';
 import type * as Batch_CTC from './raw-layer/Batch_CTC';
 import type * as Cnn_Create from './raw-layer/Cnn_Create';

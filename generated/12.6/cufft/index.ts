@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CufftError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Create_Exec from './typed/Create_Exec';
 import type * as Get from './typed/Get';
 import type * as Make_Plan2 from './typed/Make_Plan2';

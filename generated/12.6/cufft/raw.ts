@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Create_Exec from './raw-layer/Create_Exec';
 import type * as Get from './raw-layer/Get';
 import type * as Make_Plan2 from './raw-layer/Make_Plan2';

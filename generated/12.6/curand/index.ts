@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CurandError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Create_Generate from './typed/Create_Generate';
 import type * as Get_Set from './typed/Get_Set';
 

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Create_Generate from './raw-layer/Create_Generate';
 import type * as Get_Set from './raw-layer/Get_Set';
 

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CusolverError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as DnC from './typed/DnC';
 import type * as DnCgebrd_DnCgesvda from './typed/DnCgebrd_DnCgesvda';
 import type * as DnCgesvdj_DnCheevd from './typed/DnCgesvdj_DnCheevd';

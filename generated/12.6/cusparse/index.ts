@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CusparseError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Axpby_Cbsric02 from './typed/Axpby_Cbsric02';
 import type * as Cbsrilu02_Cbsrsm2 from './typed/Cbsrilu02_Cbsrsm2';
 import type * as Cbsrsv2_Ccsr2 from './typed/Cbsrsv2_Ccsr2';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Axpby_Cbsric02 from './raw-layer/Axpby_Cbsric02';
 import type * as Cbsrilu02_Cbsrsm2 from './raw-layer/Cbsrilu02_Cbsrsm2';
 import type * as Cbsrsv2_Ccsr2 from './raw-layer/Cbsrsv2_Ccsr2';

@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Array3 from './raw-layer/Array_Array3';
 import type * as Coredump_Ctx from './raw-layer/Coredump_Ctx';
 import type * as Destroy_Device from './raw-layer/Destroy_Device';

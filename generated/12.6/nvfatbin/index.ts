@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NvFatbinError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Fatbin from './typed/Fatbin';
 
 // chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)

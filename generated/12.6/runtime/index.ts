@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { RuntimeError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Create from './typed/Array_Create';
 import type * as Ctx_Device from './typed/Ctx_Device';
 import type * as Driver_Event from './typed/Driver_Event';

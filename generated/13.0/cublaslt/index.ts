@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CublasLtError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as LtCreate_LtEmulation from './typed/LtCreate_LtEmulation';
 import type * as LtGet_LtLogger from './typed/LtGet_LtLogger';
 import type * as LtMatmul from './typed/LtMatmul';

@@ -7,7 +7,7 @@ export * from './types';
 export { binder, configure } from './binding';
 /** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
 export const notExported: readonly string[] = ['cublasLtDisableCpuInstructionsSetMask'];
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as LtCreate_LtEmulation from './raw-layer/LtCreate_LtEmulation';
 import type * as LtGet_LtLogger from './raw-layer/LtGet_LtLogger';
 import type * as LtMatmul from './raw-layer/LtMatmul';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { CudnnError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Activation_Backend from './typed/Activation_Backend';
 import type * as Batch_CTC from './typed/Batch_CTC';
 import type * as Cnn_Create from './typed/Cnn_Create';

@@ -7,7 +7,7 @@ export * from './types';
 export { binder, configure } from './binding';
 /** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
 export const notExported: readonly string[] = ['curandGenerateBinomial', 'curandGenerateBinomialMethod'];
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Create_Generate from './raw-layer/Create_Generate';
 import type * as Get_Set from './raw-layer/Get_Set';
 

@@ -7,7 +7,7 @@ export * from './types';
 export { binder, configure } from './binding';
 /** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
 export const notExported: readonly string[] = ['cusolverDnLoggerForceDisable', 'cusolverDnLoggerOpenFile', 'cusolverDnLoggerSetCallback', 'cusolverDnLoggerSetFile', 'cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetMask'];
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as DnC from './raw-layer/DnC';
 import type * as DnCgebrd_DnCgesvda from './raw-layer/DnCgebrd_DnCgesvda';
 import type * as DnCgesvdj_DnCheevd from './raw-layer/DnCgesvdj_DnCheevd';

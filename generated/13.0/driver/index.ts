@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { DriverError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Array3 from './typed/Array_Array3';
 import type * as Checkpoint_Coredump from './typed/Checkpoint_Coredump';
 import type * as Ctx from './typed/Ctx';

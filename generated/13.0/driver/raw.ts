@@ -5,7 +5,7 @@
 // of its functions (see generator/emit/lazy.ts).
 export * from './types';
 export { binder, configure } from './binding';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Array_Array3 from './raw-layer/Array_Array3';
 import type * as Checkpoint_Coredump from './raw-layer/Checkpoint_Coredump';
 import type * as Ctx from './raw-layer/Ctx';

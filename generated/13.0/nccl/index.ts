@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NcclError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as All_Comm from './typed/All_Comm';
 import type * as Gather_Group from './typed/Gather_Group';
 import type * as Mem_Reset from './typed/Mem_Reset';

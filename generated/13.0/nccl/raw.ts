@@ -7,7 +7,7 @@ export * from './types';
 export { binder, configure } from './binding';
 /** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
 export const notExported: readonly string[] = ['ncclCommRevoke'];
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as All_Comm from './raw-layer/All_Comm';
 import type * as Gather_Group from './raw-layer/Gather_Group';
 import type * as Mem_Reset from './raw-layer/Mem_Reset';

@@ -6,7 +6,7 @@
 export * from './types';
 export { binder, configure } from './binding';
 export { NvmlError } from './typed/shared';
-import { lazyFunctions } from '../../../src/runtime';
+import { lazyFunctions } from '../../../support';
 import type * as Compute_DeviceCreate from './typed/Compute_DeviceCreate';
 import type * as DeviceDiscover_DeviceGetActive from './typed/DeviceDiscover_DeviceGetActive';
 import type * as DeviceGetAdaptive_DeviceGetBoard from './typed/DeviceGetAdaptive_DeviceGetBoard';

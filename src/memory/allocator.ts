@@ -8,10 +8,10 @@
 // Misses allocate with cuMemAllocAsync (the device's default pool) at the class size. Cached blocks go
 // back to the driver with cuMemFreeAsync on their stream: trim(), an allocation that failed for lack of
 // memory (then retried once), the limit, and the destroy of their stream.
-import * as drv from './driver';
-import { describe, type Context } from './context';
-import { captureOf } from './capture';
-import { Core } from './lifecycle';
+import * as drv from '../driver';
+import { describe, type Context } from '../context';
+import { captureOf } from '../graph/capture';
+import { Core } from '../lifecycle';
 
 /** What {@link CachingAllocator.stats} reports for one context (bytes are counted at class size). */
 export interface AllocatorStats {

@@ -12,7 +12,7 @@
 //     openEvent(handle) on the other side (record, wait, query).
 //
 // How the pool's file descriptor crosses processes: exportHandle() serves it on an abstract Unix
-// socket (src/fd-passing.ts: SCM_RIGHTS, a random token in the handle, bounded waits), and the importer
+// socket (src/memory/fd-passing.ts: SCM_RIGHTS, a random token in the handle, bounded waits), and the importer
 // receives a duplicate of the same open file description from it ('socket'). The exporter answers from
 // its event loop, so it must not be blocked while importers connect. Where that fails (no ticket, an
 // old handle) the importer duplicates it with pidfd_open + pidfd_getfd (Linux >= 5.6; needs ptrace
@@ -29,14 +29,14 @@
 // processes you trust as much as the exporter; allowImporter 'any' lets every process of this user
 // take the descriptor (and ptrace the exporter).
 import { closeSync, openSync, readlinkSync, constants as fsConstants } from 'node:fs';
-import { koffi } from './runtime';
-import { DriverError, raw } from './driver';
-import { Context } from './context';
-import { Device } from './device';
-import { Event } from './event';
-import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
-import { DeviceBuffer } from './memory';
-import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
+import { koffi } from '../../support';
+import { DriverError, raw } from '../driver';
+import { Context } from '../context';
+import { Device } from '../device';
+import { Event } from '../event';
+import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer } from './buffers';
+import { poll, streamHandle, type PollOptions, type StreamLike } from '../stream';
 import type { DescriptorTicket } from './fd-passing';
 
 // node:net and node:crypto load only when a pool is exported or imported

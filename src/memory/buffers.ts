@@ -5,14 +5,14 @@
 // them (the buffer keeps that stream alive) unless another deallocation stream is chosen.
 // Zero-copy host views (pinned, managed) are external ArrayBuffers over native memory that V8 cannot
 // detach: close() frees the memory at once, and views made by array() must not be used after it.
-import { isArrayBuffer, isDataView } from './runtime';
-import { koffi } from './runtime';
-import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
-import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from './lifecycle';
-import { Stream, toStream, type StreamLike } from './stream';
+import { isArrayBuffer, isDataView } from '../../support';
+import { koffi } from '../../support';
+import * as drv from '../driver';
+import { Context, contextOf, describe } from '../context';
+import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from '../lifecycle';
+import { Stream, toStream, type StreamLike } from '../stream';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
-import { noteUse } from './capture';
+import { noteUse } from '../graph/capture';
 
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
 export type HostData = ArrayBufferView | ArrayBuffer;

@@ -3,8 +3,8 @@
 // from the capture keeps them alive until it (and every GraphExec instantiated from it) is closed.
 // Closing such an object meanwhile is deferred, as for any object something else depends on: the graph
 // never runs on freed memory or an unloaded module.
-import * as drv from './driver';
-import { Core } from './lifecycle';
+import * as drv from '../driver';
+import { Core } from '../lifecycle';
 
 /** The resources one capture has seen so far. */
 export class CaptureHolder {

@@ -51,7 +51,7 @@
 // serveDescriptor and receiveDescriptor throw.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { koffi } from './runtime';
+import { koffi } from '../../support';
 
 /** What an importer needs to receive a served descriptor (JSON- and postMessage-safe). */
 export interface DescriptorTicket {

@@ -1,13 +1,13 @@
 // copyBatch: many pointer-to-pointer copies enqueued with one driver call (cuMemcpyBatchAsync). The
 // copies of one batch run in stream order as a whole, in no particular order among themselves.
-import { koffi } from './runtime';
-import * as drv from './driver';
-import { isArrayBuffer } from './runtime';
-import { describe } from './context';
-import { noteUse } from './capture';
-import type { Resource } from './lifecycle';
-import { DeviceBuffer, PinnedHostBuffer, addressArg, ownerOf, type HostData } from './memory';
-import { Stream, toStream, type StreamLike } from './stream';
+import { koffi } from '../../support';
+import * as drv from '../driver';
+import { isArrayBuffer } from '../../support';
+import { describe } from '../context';
+import { noteUse } from '../graph/capture';
+import type { Resource } from '../lifecycle';
+import { DeviceBuffer, PinnedHostBuffer, addressArg, ownerOf, type HostData } from './buffers';
+import { Stream, toStream, type StreamLike } from '../stream';
 
 /** One copy of a batch: `bytes` bytes from `src` (+ `srcOffset`) to `dst` (+ `dstOffset`). */
 export interface BatchCopy {

@@ -10,15 +10,15 @@
 // while a launch of a graph with host nodes is in flight a blocking wait would deadlock: each such
 // launch counts as one pending JS callback (the shared count of runtime/callbacks.ts) until a host
 // function enqueued after it has run, and blocking waits refuse meanwhile (await stream.synchronized()).
-import { koffi } from './runtime';
-import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
-import { Core, Resource, checkSize, whenNoHostFuncs } from './lifecycle';
-import { LaunchConfig, encodeKernelNodeParams, packFor, type LaunchConfigInit } from './launch';
-import { Kernel } from './module';
-import { DeviceBuffer, PinnedHostBuffer, ownerOf } from './memory';
-import { Stream, toStream, type StreamLike } from './stream';
-import { Event } from './event';
+import { koffi } from '../../support';
+import * as drv from '../driver';
+import { Context, contextOf, describe } from '../context';
+import { Core, Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
+import { LaunchConfig, encodeKernelNodeParams, packFor, type LaunchConfigInit } from '../launch';
+import { Kernel } from '../module';
+import { DeviceBuffer, PinnedHostBuffer, ownerOf } from '../memory/buffers';
+import { Stream, toStream, type StreamLike } from '../stream';
+import { Event } from '../event';
 import { takeHolder, type CaptureHolder } from './capture';
 
 /** A node of a graph (from the Graph.add* methods or Graph.nodes()). */

@@ -7,18 +7,18 @@
 // (the legacy default stream unless `stream` is given); synchronize that stream before reading results.
 // Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
 // on first use, never at import, with an error saying NCCL is needed when it is missing.
-import type * as nccl from '../generated/13.0/nccl';
-import type * as NcclRaw from '../generated/13.0/nccl/raw';
-import * as ncclTypes from '../generated/13.0/nccl/types';
-import { CudaLibraryError, isArrayBuffer, isDataView } from './runtime';
-import { Context } from './context';
-import { Device } from './device';
-import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
-import { DeviceBuffer } from './memory';
-import { Stream, streamHandle, type StreamLike } from './stream';
-import { DriverError, raw as driverRaw } from './driver';
-import { openStore, type StoreLimits, type TcpStore } from './distributed/store';
-import { distributedEnvironment } from './distributed/rendezvous';
+import type * as nccl from '../../generated/13.0/nccl';
+import type * as NcclRaw from '../../generated/13.0/nccl/raw';
+import * as ncclTypes from '../../generated/13.0/nccl/types';
+import { CudaLibraryError, isArrayBuffer, isDataView } from '../../support';
+import { Context } from '../context';
+import { Device } from '../device';
+import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer } from '../memory/buffers';
+import { Stream, streamHandle, type StreamLike } from '../stream';
+import { DriverError, raw as driverRaw } from '../driver';
+import { openStore, type StoreLimits, type TcpStore } from './store';
+import { distributedEnvironment } from './rendezvous';
 
 const { ncclDataType_t: DT, ncclRedOp_t: OP, ncclResult_t } = ncclTypes;
 
@@ -28,12 +28,12 @@ let ncclRawLayer: typeof NcclRaw | undefined;
 /** NCCL's typed layer. */
 function ncclApi(): typeof nccl {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (ncclTyped ??= require('../generated/13.0/nccl') as typeof nccl);
+  return (ncclTyped ??= require('../../generated/13.0/nccl') as typeof nccl);
 }
 /** NCCL's raw layer. */
 function ncclRaw(): typeof NcclRaw {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (ncclRawLayer ??= require('../generated/13.0/nccl/raw') as typeof NcclRaw);
+  return (ncclRawLayer ??= require('../../generated/13.0/nccl/raw') as typeof NcclRaw);
 }
 /** NCCL's error for a failed `call`. */
 function ncclError(call: string, status: number): nccl.NcclError {

@@ -2,10 +2,10 @@
 // A large virtual address range is reserved once (cuMemAddressReserve); grow() backs more of it with
 // physical chunks (cuMemCreate → cuMemMap → cuMemSetAccess), so the region's address never moves and
 // buffers made from it earlier stay valid. close() unmaps, releases the chunks and frees the range.
-import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
-import { Resource, whenNoHostFuncs } from './lifecycle';
-import { DeviceBuffer, encodeLocation } from './memory';
+import * as drv from '../driver';
+import { Context, contextOf, describe } from '../context';
+import { Resource, whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer, encodeLocation } from './buffers';
 
 /** Options of {@link VirtualMemoryResource.create}. */
 export interface VirtualMemoryOptions {
