@@ -227,7 +227,7 @@ d('fd-passing within one process', () => {
         catch (e) { parentPort.postMessage({ error: String(e && e.message) }); }
       `;
       const got = await new Promise<{ fd?: number; error?: string }>((resolve, reject) => {
-        const worker = new Worker(code, { eval: true, workerData: { ticket, module: join(ROOT, 'src', 'fd-passing.ts') } });
+        const worker = new Worker(code, { eval: true, workerData: { ticket, module: join(ROOT, 'src', 'memory', 'fd-passing.ts') } });
         worker.once('message', resolve);
         worker.once('error', reject);
       });

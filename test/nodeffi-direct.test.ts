@@ -197,7 +197,7 @@ for (const [label, wide] of paths) {
 // pressure with temporaries that nothing else references.
 (skip ? describe.skip : describe)(`the memory behind an address outlives the call${skip ? ` — skipped: ${skip}` : ''}`, () => {
   test('held until the next call, released after; temporaries under forced collections stay exact', () => {
-    const runtime = join(__dirname, '..', 'src', 'runtime');
+    const runtime = join(__dirname, '..', 'support');
     const code = `
       const { Binder } = require(${JSON.stringify(runtime)});
       const b = new Binder(${JSON.stringify(libcSpec)});

@@ -93,7 +93,7 @@ test('the --out tree imports the support package by name and type-checks by itse
     noEmit: true,
     baseUrl: out,
     typeRoots: [join(repo, 'node_modules', '@types')],
-    paths: { '@cuda-ts/runtime-support': [join(repo, 'src', 'runtime', 'index.ts')], koffi: [join(repo, 'node_modules', 'koffi')] },
+    paths: { '@cuda-ts/runtime-support': [join(repo, 'support', 'index.ts')], koffi: [join(repo, 'node_modules', 'koffi')] },
   };
   writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, include: ['generated/13.5/driver'] }));
   const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { encoding: 'utf8' });

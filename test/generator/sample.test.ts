@@ -183,8 +183,8 @@ describe('cuda-ts-gen --check', () => {
       cpSync(join(repo, 'generated', v, 'runtime'), join(root, 'generated', v, 'runtime'), { recursive: true });
     }
     // a cuda-ts checkout: its generated code reaches the support sources by path
-    mkdirSync(join(root, 'src', 'runtime'), { recursive: true });
-    writeFileSync(join(root, 'src', 'runtime', 'index.ts'), '');
+    mkdirSync(join(root, 'support'), { recursive: true });
+    writeFileSync(join(root, 'support', 'index.ts'), '');
     const log: string[] = [];
     expect(run(['--check', '--out', root, '--modules', 'runtime'], (s) => log.push(s))).toBe(0);
     const raw = join(root, 'generated', '13.0', 'runtime', 'raw.ts');

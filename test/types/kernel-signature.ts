@@ -1,4 +1,4 @@
-// Type-level test (compiled by test/objects2-graph.test.ts with tsc, never run): launch arguments of a
+// Type-level test (compiled by test/graph.test.ts with tsc, never run): launch arguments of a
 // kernel declared with a literal signature are checked at compile time. Each @ts-expect-error line
 // must be an error; the test also removes the comments and counts that every such line fails.
 import { DeviceBuffer, LaunchConfig, Stream, arg, launch, type DevicePointer, type Kernel, type Module } from '../../src';

@@ -1,4 +1,4 @@
-// Objects layer part 2 without a GPU: the driver is replaced by fakes (drv.provideNative) that record
+// Graphs, launch attributes, event IPC and device properties without a GPU: the driver is replaced by fakes (drv.provideNative) that record
 // what they were given, so validation, record encoding, ownership and the host-node accounting are
 // checked for real; the type-level test compiles a file with tsc.
 import { resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// Objects layer part 2, memory side, without a GPU: the driver is replaced by fakes (drv.provideNative)
+// Memory resources, buffers, copies, tensor maps and textures without a GPU: the driver is replaced by fakes (drv.provideNative)
 // that record what they were given (and, for host memory, hand out real koffi allocations), so record
 // encoding, validation, deallocation streams and parents kept alive are checked for real.
 import koffi from 'koffi';
