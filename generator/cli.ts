@@ -8,7 +8,7 @@ import { emitModule } from './emit';
 import type { ModuleIR } from './ir/schema';
 import { compareVersions, IRError, irPath, readIR, serializeIR, storedReleases, writeIR } from './ir/store';
 import { findModule, librariesFor, MODULES, RELEASES, SINCE_BASELINE, specForRelease, type ModuleSpec } from './modules';
-import { GeneratorError, findClang } from './parse/clang';
+import { GeneratorError, HeadersNotFoundError, findClang } from './parse/clang';
 import { componentReleases, parseModule, toolkitLayout, toolkitVersion } from './parse';
 
 export interface CliOptions {
@@ -155,23 +155,38 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, stri
   return out;
 }
 
+/**
+ * What a scaffolded tree needs to type-check: node's types (generated code is CommonJS: `module`,
+ * `require`) and a TypeScript that knows `module: node20`. Both TypeScript 5.9 and 7 check the tree
+ * (test/generator/future-release.test.ts).
+ */
+const SCAFFOLD_DEV_DEPENDENCIES = { '@types/node': '>=20', typescript: '^5.9.3 || ^7.0.2' };
+
+/**
+ * The scaffolded tsconfig. `module: node20` with `moduleResolution: node16` (TypeScript 7 removed
+ * `node10`): the generated code stays CommonJS (the package.json has no `"type"`), reads the support
+ * package's `exports`, and may use koffi's types, which koffi publishes as an ES module.
+ */
+const SCAFFOLD_COMPILER_OPTIONS = {
+  target: 'ES2022', module: 'node20', moduleResolution: 'node16', lib: ['ES2022', 'ESNext.Disposable'],
+  types: ['node'], strict: true, esModuleInterop: true, skipLibCheck: true, isolatedModules: true,
+};
+
 /** A root outside the repository gets a package.json and tsconfig.json when it has none. */
 function scaffold(root: string): void {
   if (hasSupportSources(root)) return;
   mkdirSync(root, { recursive: true });
   const pkg = join(root, 'package.json');
   if (!existsSync(pkg)) {
-    const version = JSON.parse(readFileSync(join(repositoryRoot(), 'package.json'), 'utf8')).version as string;
-    const deps = { [SUPPORT_PACKAGE]: `^${version}`, koffi: '^3.3.4' };
-    writeFileSync(pkg, JSON.stringify({ name: 'cuda-ts-generated', private: true, dependencies: deps }, null, 2) + '\n');
+    const repo = JSON.parse(readFileSync(join(repositoryRoot(), 'package.json'), 'utf8')) as { version: string; devDependencies?: Record<string, string> };
+    const deps = { [SUPPORT_PACKAGE]: `^${repo.version}`, koffi: '^3.3.4' };
+    // the repository's @types/node where it is known (a cuda-ts checkout), else any of the supported Nodes
+    const devDependencies = { ...SCAFFOLD_DEV_DEPENDENCIES, ...(repo.devDependencies?.['@types/node'] ? { '@types/node': repo.devDependencies['@types/node'] } : {}) };
+    writeFileSync(pkg, JSON.stringify({ name: 'cuda-ts-generated', private: true, dependencies: deps, devDependencies }, null, 2) + '\n');
   }
   const tsconfig = join(root, 'tsconfig.json');
   if (!existsSync(tsconfig)) {
-    const compilerOptions = {
-      target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', lib: ['ES2022', 'ESNext.Disposable'],
-      types: ['node'], strict: true, esModuleInterop: true, skipLibCheck: true, isolatedModules: true,
-    };
-    writeFileSync(tsconfig, JSON.stringify({ compilerOptions, include: ['generated'] }, null, 2) + '\n');
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions: SCAFFOLD_COMPILER_OPTIONS, include: ['generated'] }, null, 2) + '\n');
   }
 }
 
@@ -240,7 +255,7 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
       out.lines.push(`${label} ${counts} (${Date.now() - t0} ms)${component}`);
     }
   } catch (e) {
-    const missing = e instanceof GeneratorError && /not found in/.test(e.message);
+    const missing = e instanceof HeadersNotFoundError;
     if (missing && !job.explicit) return { ...out, skipped: true, lines: [...out.lines, `${label} skipped: ${oneLine(e)}`] };
     out.failed = `${job.release} ${spec.name}: ${oneLine(e)}`;
     out.lines.push(`${label} FAILED (${Date.now() - t0} ms): ${oneLine(e)}`);

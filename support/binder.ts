@@ -6,6 +6,7 @@ import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { CudaSymbolError } from './errors';
 import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
+import { readBindingEntry } from './tables/binding';
 import type { NodeFfiLibrary } from './nodeffi';
 import { requirement, versionString } from './versions';
 
@@ -44,12 +45,8 @@ export type FfiBackend = 'koffi' | 'node';
 const CU_GET_PROC_ADDRESS_DEFAULT = 0;
 const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
 
-/**
- * The binding facts of a module's functions, one line each (generated `binding.ts`):
- * `name|symbol|ptdsSymbol|result|param,param,…|since|procName:version:ptdsVersion`; empty fields are
- * absent, `@Name` is a record by value. One string literal costs next to nothing to load, unlike a
- * function body per C function, so a module's import stays small however many functions it has.
- */
+/** The binding facts of a module's functions, one line each (generated `binding.ts`; the format is
+ *  ./tables/binding's). */
 export type BindingTable = string;
 
 /**
@@ -198,20 +195,10 @@ export class Binder {
 
   /** Binds `name` from the module's binding table (see BindingTable). */
   native(name: string): NativeFunction {
-    // the line is found in the table text: a first call splits no table of hundreds of lines
-    const t = this.bindings;
-    const at = t.startsWith(`${name}|`) ? 0 : t.indexOf(`\n${name}|`) + 1;
-    if (at === 0 && !t.startsWith(`${name}|`)) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
-    const end = t.indexOf('\n', at);
-    const line = end < 0 ? t.slice(at) : t.slice(at, end);
-    const [, symbol, ptds, result, params, since, proc] = line.split('|');
+    const entry = readBindingEntry(this.bindings, name);
+    if (!entry) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
     const type = (t: string): FfiType => (t.startsWith('@') ? this.record(t.slice(1)) : t);
-    let procSpec: [string, number, number?] | undefined;
-    if (proc) {
-      const [procName, version, ptdsVersion] = proc.split(':');
-      procSpec = ptdsVersion ? [procName, Number(version), Number(ptdsVersion)] : [procName, Number(version)];
-    }
-    return this.bind(name, symbol, ptds || undefined, type(result), params ? params.split(',').map(type) : [], since || undefined, procSpec);
+    return this.bind(name, entry.symbol, entry.ptdsSymbol, type(entry.result), entry.params.map(type), entry.since, entry.proc);
   }
 
   private resolveProcAddress(name: string, version: number, ptds: boolean): number {

@@ -4,6 +4,7 @@
 import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { lazyMember } from './lazy';
+import { forEachRecordLine, readRecordSpec } from './tables/records';
 
 /** A koffi type object. */
 export type KoffiType = TypeObject;
@@ -42,12 +43,8 @@ export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], 
 }
 
 /**
- * Defines a generated module's `records` from one table string: `exports.records` is made on its
- * first read, and each koffi type in it on its first call. `table` has a line per record,
- * `Name|struct|field:type,field:type,…` (or `union`). A field's type is a koffi type name or `&Record`
- * (another record of the table), then `[n]` groups (the last one is the field's array length, earlier
- * ones arrays inside it: `int32_t[4][2]` is two arrays of four), `$` (a char array read as a string)
- * and `@a` (explicit alignment).
+ * Defines a generated module's `records` from one table string (see ./tables/records):
+ * `exports.records` is made on its first read, and each koffi type in it on its first call.
  */
 export function lazyRecords(exports: Record<string, unknown>, table: string): void {
   lazyMember(exports, 'records', () => recordsOf(table));
@@ -56,44 +53,24 @@ export function lazyRecords(exports: Record<string, unknown>, table: string): vo
 /** The record getters of a records table (see lazyRecords): one small closure per record. */
 function recordsOf(table: string): Record<string, () => KoffiType> {
   const out: Record<string, () => KoffiType> = {};
-  for (const line of table.split('\n')) {
-    const bar = line.indexOf('|');
-    if (bar < 0) continue;
+  forEachRecordLine(table, (name, spec) => {
     let type: KoffiType | undefined;
-    out[line.slice(0, bar)] = () => (type ??= buildRecord(line.slice(bar + 1), out));
-  }
+    out[name] = () => (type ??= buildRecord(spec, out));
+  });
   return out;
 }
 
 function buildRecord(spec: string, records: Record<string, () => KoffiType>): KoffiType {
-  const bar = spec.indexOf('|');
+  const { kind, fields } = readRecordSpec(spec);
   const members: Record<string, string | KoffiType> = {};
-  const fields = spec.slice(bar + 1);
-  if (fields) {
-    for (const field of fields.split(',')) {
-      const colon = field.indexOf(':');
-      let t = field.slice(colon + 1);
-      let align = 0;
-      const at = t.lastIndexOf('@');
-      if (at >= 0) {
-        align = Number(t.slice(at + 1));
-        t = t.slice(0, at);
-      }
-      const text = t.endsWith('$');
-      if (text) t = t.slice(0, -1);
-      const dims: number[] = [];
-      while (t.endsWith(']')) {
-        const open = t.lastIndexOf('[');
-        dims.unshift(Number(t.slice(open + 1, -1)));
-        t = t.slice(0, open);
-      }
-      let base: string | KoffiType = t.startsWith('&') ? records[t.slice(1)]() : t;
-      for (let i = 0; i < dims.length - 1; i++) base = koffi.array(base, dims[i]);
-      const member = dims.length ? koffi.array(base, dims[dims.length - 1], text ? 'String' : 'Array') : base;
-      members[field.slice(0, colon)] = align ? ([align, member] as unknown as KoffiType) : member;
-    }
+  for (const f of fields) {
+    const dims = f.dims ?? [];
+    let base: string | KoffiType = f.record ? records[f.type]() : f.type;
+    for (let i = 0; i < dims.length - 1; i++) base = koffi.array(base, dims[i]);
+    const member = dims.length ? koffi.array(base, dims[dims.length - 1], f.text ? 'String' : 'Array') : base;
+    members[f.name] = f.align ? ([f.align, member] as unknown as KoffiType) : member;
   }
-  return spec.slice(0, bar) === 'union' ? koffi.union(members) : koffi.struct(members);
+  return kind === 'union' ? koffi.union(members) : koffi.struct(members);
 }
 
 /** Encodes `value` (a plain object) as `type` into `into` (or a new buffer). */

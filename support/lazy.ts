@@ -3,6 +3,8 @@
 // defined by one loop over a table string: a top-level statement per export costs far more to
 // compile and run at import than the loop.
 import type { NativeFunction } from './binder';
+import { forEachChunkMember, readChunkLine } from './tables/chunks';
+import { enumAliasOf, enumObjectOf, forEachEnumLine } from './tables/enums';
 
 /** Requires a chunk of a generated entry by name (a `switch` of static `require`s). */
 export type ChunkLoader = (chunk: string) => Record<string, unknown>;
@@ -37,106 +39,68 @@ function stub(n: number, target: string, chunk: number, bind: (chunk: number) =>
 }
 
 /**
- * Defines a generated entry's functions on `exports` as stubs. `table` has one line per chunk:
- * `Chunk|name/n name=export/n …` (`n` the parameter count; `=export` when the chunk's export has
- * another name, for `#define` aliases). The first call of a stub requires its chunk and replaces
- * every function of the chunk on `exports` with the implementation, so later calls through the
- * module go straight to it; a caller holding a stub keeps calling through it (one extra call).
+ * Defines a generated entry's functions on `exports` as stubs, from its chunk table (see
+ * ./tables/chunks). The first call of a stub requires its chunk and replaces every function of the
+ * chunk on `exports` with the implementation, so later calls through the module go straight to it;
+ * a caller holding a stub keeps calling through it (one extra call).
  */
 export function lazyFunctions(exports: Record<string, unknown>, table: string, load: ChunkLoader): void {
-  // One pass over the table with indexOf/slice, allocating only what stays: a stub per name (and its
-  // name). This runs at import, in the interpreter, and what it allocates decides whether the import
-  // triggers another young-generation GC; per-chunk closures, member lists and aliases' maps are
-  // made on the first call instead, from the line's offsets.
-  const end = table.length;
+  // One pass over the table, allocating only what stays: a stub per name (and its name). This runs
+  // at import, in the interpreter, and what it allocates decides whether the import triggers another
+  // young-generation GC; per-chunk member lists and aliases' maps are made on the first call instead,
+  // from the line's offset.
   const lines: number[] = []; // chunk number → offset of its line
   const loaded: Record<string, unknown>[] = [];
   const bind = (chunk: number): Record<string, unknown> => loaded[chunk] ?? bindChunk(exports, table, lines[chunk], load, loaded, chunk);
-  // the next '=' in the table (an alias), found once and passed by: searching from every member
-  // scanned on to the next alias, ~1.2 MB of text for the driver's 11 KB table
-  let nextEq = table.indexOf('=');
-  if (nextEq < 0) nextEq = end;
-  for (let start = 0; start < end; ) {
-    let nl = table.indexOf('\n', start);
-    if (nl < 0) nl = end;
-    const bar = table.indexOf('|', start);
-    if (bar > start && bar < nl) {
-      const chunk = lines.push(start) - 1;
-      let aliased: Record<string, unknown> | undefined; // target → stub, once an alias is seen
-      for (let i = bar + 1; i < nl; ) {
-        let sp = table.indexOf(' ', i);
-        if (sp < 0 || sp > nl) sp = nl;
-        const slash = table.lastIndexOf('/', sp);
-        let n = 0; // the parameter count, read without a string of its own
-        for (let j = slash + 1; j < sp; j++) n = n * 10 + table.charCodeAt(j) - 48;
-        if (nextEq < i) {
-          nextEq = table.indexOf('=', i);
-          if (nextEq < 0) nextEq = end;
-        }
-        if (nextEq < slash) {
-          // an alias and its target share one stub, as they share one implementation once loaded
-          const target = table.slice(nextEq + 1, slash);
-          aliased ??= {};
-          exports[table.slice(i, nextEq)] = aliased[target] ??= (exports[target] as NativeFunction | undefined) ?? stub(n, target, chunk, bind);
-        } else {
-          const name = table.slice(i, slash);
-          exports[name] = (aliased?.[name] as NativeFunction | undefined) ?? stub(n, name, chunk, bind);
-        }
-        i = sp + 1;
-      }
+  let current = -1;
+  let aliased: Record<string, unknown> | undefined; // target → stub of the current chunk, once an alias is seen
+  forEachChunkMember(table, (chunk, line, name, target, n) => {
+    if (chunk !== current) {
+      current = chunk;
+      lines[chunk] = line;
+      aliased = undefined;
     }
-    start = nl + 1;
-  }
+    if (target !== name) {
+      // an alias and its target share one stub, as they share one implementation once loaded
+      aliased ??= {};
+      exports[name] = aliased[target] ??= (exports[target] as NativeFunction | undefined) ?? stub(n, target, chunk, bind);
+    } else {
+      exports[name] = (aliased?.[name] as NativeFunction | undefined) ?? stub(n, name, chunk, bind);
+    }
+  });
 }
 
 /** Requires chunk `chunk` (its line at `at`) and puts its functions on `exports` in place of the stubs. */
 function bindChunk(exports: Record<string, unknown>, table: string, at: number, load: ChunkLoader, loaded: Record<string, unknown>[], chunk: number): Record<string, unknown> {
-  let nl = table.indexOf('\n', at);
-  if (nl < 0) nl = table.length;
-  const bar = table.indexOf('|', at);
-  const m = load(table.slice(at, bar));
-  for (const member of table.slice(bar + 1, nl).split(' ')) {
-    const eq = member.indexOf('=');
-    const name = member.slice(0, eq < 0 ? member.indexOf('/') : eq);
-    const target = eq < 0 ? name : member.slice(eq + 1, member.indexOf('/'));
-    exports[name] = m[target];
-  }
+  const { chunk: file, members } = readChunkLine(table, at);
+  const m = load(file);
+  for (const { name, target } of members) exports[name] = m[target];
   return (loaded[chunk] = m);
 }
 
 /**
- * Defines a generated module's enums on `exports`, each built on its first access. `table` has one
- * line per enum, `Name|MEMBER=value MEMBER=value …` (a value ending in `n` is a bigint), or per alias,
- * `Alias=Name`. An enum object is what TypeScript's `enum` makes: name → value and value → name
- * (`CUresult[0] === 'CUDA_SUCCESS'`); the declarations (`export declare enum`) carry the types.
+ * Defines a generated module's enums on `exports`, each built on its first access, from its enum
+ * table (see ./tables/enums). An enum object is what TypeScript's `enum` makes: name → value and
+ * value → name (`CUresult[0] === 'CUDA_SUCCESS'`); the declarations (`export declare enum`) carry
+ * the types.
  */
 export function lazyEnums(exports: Record<string, unknown>, table: string): void {
   // one pass with indexOf, as lazyFunctions: a getter keeps its line's offsets, not a copy of it
-  const end = table.length;
   const accessor: PropertyDescriptor = { configurable: true, enumerable: true, get: undefined };
-  for (let start = 0; start < end; ) {
-    let nl = table.indexOf('\n', start);
-    if (nl < 0) nl = end;
-    // `Name|members` or `Alias=Name`: the first separator tells which (members hold '=' after the bar)
-    let bar = table.indexOf('|', start);
-    let eq = table.indexOf('=', start);
-    if (bar > nl) bar = -1;
-    if (eq > nl) eq = -1;
-    const sep = bar < 0 ? eq : eq < 0 || bar < eq ? bar : eq;
-    if (sep > start) {
-      const name = table.slice(start, sep);
-      accessor.get = enumGetter(exports, table, name, sep, nl);
-      Object.defineProperty(exports, name, accessor);
-    }
-    start = nl + 1;
-  }
+  forEachEnumLine(table, (name, sep, end) => {
+    accessor.get = enumGetter(exports, table, name, sep, end);
+    Object.defineProperty(exports, name, accessor);
+  });
 }
 
 function enumGetter(exports: Record<string, unknown>, table: string, name: string, sep: number, end: number): (this: unknown) => unknown {
   return function (this: unknown) {
     // an alias is its enum's object: read through the module (which builds it once); the maker is
     // made here, at the first read, not one more closure per enum at import
-    return settle(this, exports, name, () => (table[sep] === '=' ? exports[table.slice(sep + 1, end)] : enumOf(table.slice(sep + 1, end))));
+    return settle(this, exports, name, () => {
+      const alias = enumAliasOf(table, sep, end);
+      return alias !== undefined ? exports[alias] : enumObjectOf(table, sep, end);
+    });
   };
 }
 
@@ -170,20 +134,4 @@ function settle(at: unknown, exports: Record<string, unknown>, name: string, mak
   if (own !== undefined && !('value' in own)) Object.defineProperty(exports, name, settled);
   if (at !== null && typeof at === 'object' && at !== exports) Object.defineProperty(at, name, settled);
   return kept;
-}
-
-/** An enum object from `MEMBER=value MEMBER=value …`: name → value and value → name. */
-function enumOf(members: string): Record<string | number, string | number> {
-  const e: Record<string | number, string | number> = {};
-  if (members) {
-    for (const m of members.split(' ')) {
-      const eq = m.indexOf('=');
-      const key = m.slice(0, eq);
-      const text = m.slice(eq + 1);
-      const value = text.endsWith('n') ? (BigInt(text.slice(0, -1)) as unknown as number) : Number(text);
-      e[key] = value;
-      e[String(value)] = key;
-    }
-  }
-  return e;
 }

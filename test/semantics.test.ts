@@ -4,7 +4,7 @@
 // memory the library keeps). A change of classification fails here and shows in the signature listing.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TypeModel } from '../generator/emit/model';
+import { TypeModel } from '../generator/model';
 import { parseIR } from '../generator/ir/store';
 import { findModule } from '../generator/modules';
 import { formatListing, overridesFor, resolveModule, staleOverrides, typedSignatures, type FunctionSem } from '../generator/semantics';

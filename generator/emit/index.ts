@@ -1,11 +1,12 @@
 // IR → the files of `generated/<cuda-version>/<module>/`.
 import type { ModuleIR } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
-import { TypeModel } from './model';
+import { TypeModel } from '../model';
+import { formatListing, overridesFor, resolveModule } from '../semantics';
+import type { ModuleEmitContext } from './context';
 import { emitBinding, emitRaw } from './raw';
 import { emitTyped } from './typed';
 import { emitTypes } from './types';
-import { formatListing, resolveModule } from '../semantics';
 
 export const GENERATOR_VERSION = '0.1.0';
 
@@ -16,13 +17,15 @@ export function banner(ir: ModuleIR): string {
 /** Returns file name → content. `since` maps function names to the release that introduced them. */
 export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, string> = new Map()): Map<string, string> {
   const model = new TypeModel(ir, spec);
-  const ctx = { model, banner: banner(ir), since };
+  // the semantics are resolved once here: the typed layer and the listing read the same array
+  const overrides = overridesFor(spec.name);
+  const ctx: ModuleEmitContext = { model, banner: banner(ir), since, overrides, semantics: resolveModule(model, overrides) };
   return new Map([
     ['types.ts', emitTypes(model, ctx.banner)],
     ['binding.ts', emitBinding(ctx)],
     ...emitRaw(ctx),
     ...emitTyped(ctx),
     // the resolved parameter semantics, one line per function: reviewed as the typed layer changes
-    ['signatures.txt', formatListing(ir, resolveModule(model), ctx.banner.replace(/^\/\//, '#'))],
+    ['signatures.txt', formatListing(ir, ctx.semantics, ctx.banner.replace(/^\/\//, '#'))],
   ]);
 }

@@ -14,6 +14,7 @@
 // compile and run, so a module of 450 functions would spend ~5 ms on its stubs alone; a table
 // string read by one loop costs a fraction of that.
 import { supportSpecifier } from '../support-path';
+import { CHUNK_TABLE_HEADER, writeChunkTable } from '../../support/tables/chunks';
 import { Writer } from './writer';
 
 /** Chunks with fewer functions are merged with their alphabetical neighbours. */
@@ -114,12 +115,10 @@ export function writeStubs(w: Writer, dir: string, fns: StubFn[]): void {
   w.line(`import { lazyFunctions } from '${supportSpecifier(0)}';`);
   for (const c of chunks) w.line(`import type * as ${c} from './${dir}/${c}';`);
   w.blank();
-  w.line(`// chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)`);
+  w.line(CHUNK_TABLE_HEADER);
   w.line(`const CHUNKS = \``);
-  for (const c of chunks) {
-    const members = fns.filter((f) => f.chunk === c).map((f) => `${f.name}${f.target !== f.name ? `=${f.target}` : ''}/${f.params.length}`);
-    w.line(`${c}|${members.join(' ')}`);
-  }
+  const table = chunks.map((c) => ({ chunk: c, members: fns.filter((f) => f.chunk === c).map((f) => ({ name: f.name, target: f.target, params: f.params.length })) }));
+  w.lines(writeChunkTable(table));
   w.line(`\`;`);
   w.block(`lazyFunctions(module.exports, CHUNKS, (chunk) =>`, () => {
     w.block(`switch (chunk)`, () => {

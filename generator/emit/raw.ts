@@ -3,9 +3,11 @@
 import { supportSpecifier } from '../support-path';
 import type { FunctionDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
-import { safeIdent, type TypeModel } from './model';
+import { safeIdent, type TypeModel } from '../model';
+import { BINDING_TABLE_HEADER, writeBindingTable, type BindingEntry } from '../../support/tables/binding';
 import { Writer } from './writer';
 import { chunkPlan, writeStubs, type StubFn } from './lazy';
+import { aliasStubs } from './aliases';
 
 export interface EmitContext {
   model: TypeModel;
@@ -60,6 +62,17 @@ export function rawParamType(model: TypeModel, fn: FunctionDecl, i: number): str
   return model.tsType(t, 'param');
 }
 
+/** The binding facts of `fn` (its line of the binding table). */
+function bindingEntry(ctx: EmitContext, fn: FunctionDecl): BindingEntry {
+  const { model } = ctx;
+  const entry: BindingEntry = { name: fn.name, symbol: fn.symbol, result: tableReturn(model, fn), params: fn.params.map((_, i) => tableParam(model, fn, i)) };
+  if (fn.ptdsSymbol) entry.ptdsSymbol = fn.ptdsSymbol;
+  const since = ctx.since.get(fn.name);
+  if (since) entry.since = since;
+  if (fn.proc) entry.proc = fn.proc.ptdsVersion !== undefined ? [fn.proc.name, fn.proc.version, fn.proc.ptdsVersion] : [fn.proc.name, fn.proc.version];
+  return entry;
+}
+
 /** Emits `binding.ts`: the module's Binder (library discovery, symbol resolution) and its binding table. */
 export function emitBinding(ctx: EmitContext): string {
   const { model } = ctx;
@@ -72,15 +85,9 @@ export function emitBinding(ctx: EmitContext): string {
   w.blank();
   const [major, minor] = ir.cudaVersion.split('.').map(Number);
   const sonames = spec.sonames[String(major)] ?? Object.values(spec.sonames).flat();
-  const lines = ir.functions.map((fn) => {
-    const proc = fn.proc ? [fn.proc.name, fn.proc.version, ...(fn.proc.ptdsVersion !== undefined ? [fn.proc.ptdsVersion] : [])].join(':') : '';
-    const params = fn.params.map((_, i) => tableParam(model, fn, i)).join(',');
-    return [fn.name, fn.symbol, fn.ptdsSymbol ?? '', tableReturn(model, fn), params, ctx.since.get(fn.name) ?? '', proc].join('|');
-  });
-  for (const l of lines) if (/[`\\$]/.test(l)) throw new Error(`binding line needs escaping: ${l}`);
-  w.line(`// name|symbol|per-thread symbol|result|params|since|cuGetProcAddress name:version:per-thread version`);
+  w.line(BINDING_TABLE_HEADER);
   w.line(`const FUNCTIONS = \``);
-  for (const l of lines) w.line(l);
+  w.lines(writeBindingTable(ir.functions.map((fn) => bindingEntry(ctx, fn))));
   w.line(`\`;`);
   w.blank();
   w.line(`/** Library discovery and symbol resolution for this module (CUDA ${ir.cudaVersion}). */`);
@@ -105,52 +112,57 @@ export function emitBinding(ctx: EmitContext): string {
 }
 
 export function emitRaw(ctx: EmitContext): Map<string, string> {
-  const { model } = ctx;
-  const { ir, spec } = model;
-  const guards = new Map(ir.functions.map((fn) => [fn.name, rawGuards(model, fn)]));
+  const { ir } = ctx.model;
   const plan = chunkPlan(ir.functions.map((f) => f.name));
   const chunkFns = new Map<string, FunctionDecl[]>();
   for (const fn of ir.functions) chunkFns.set(plan.get(fn.name)!, [...(chunkFns.get(plan.get(fn.name)!) ?? []), fn]);
   const files = new Map<string, string>();
-  const stubs: StubFn[] = [];
   const byName = new Map<string, StubFn>();
   for (const chunk of [...chunkFns.keys()].sort()) {
-    const fns = chunkFns.get(chunk)!;
-    const w = new Writer();
-    w.line(ctx.banner);
-    w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
-    w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
-    const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
-    w.line(`import { checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
-    w.line(`import { binder } from '../binding';`);
-    w.line(`import type * as T from '../types';`);
-    if (usesRecords) w.line(`import { records } from '../types';`);
-    w.line(`void [checkRecord, rawCovers];`);
-    w.blank();
-    for (const fn of fns) {
-      const cache = `${fn.name}$`;
-      const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
-      const ret = qualify(model.tsType(fn.returns, 'return'));
-      const since = ctx.since.get(fn.name);
-      const notes = functionNotes(model, fn);
-      const doc = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
-      w.line(`let ${cache}: NativeFunction | undefined;`);
-      w.line(`/** ${doc} */`);
-      w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
-        for (const g of guards.get(fn.name)!) w.line(g);
-        w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
-      });
-      const stub = { name: fn.name, target: fn.name, chunk, params: fn.params.map((p) => safeIdent(p.name)), doc };
-      byName.set(fn.name, stub);
-    }
-    files.set(`raw-layer/${chunk}.ts`, w.toString());
+    files.set(`raw-layer/${chunk}.ts`, emitRawChunk(ctx, chunk, chunkFns.get(chunk)!, byName));
   }
-  for (const fn of ir.functions) stubs.push(byName.get(fn.name)!);
-  for (const [alias, target] of Object.entries(ir.aliases)) {
-    const t = byName.get(target);
-    if (!t) throw new Error(`alias ${alias} of ${target}: no such function`);
-    stubs.push({ ...t, name: alias, doc: `Alias of {@link ${target}} (\`#define ${alias} ${target}\`).` });
+  const stubs = [...ir.functions.map((fn) => byName.get(fn.name)!), ...aliasStubs(ir.aliases, byName)];
+  files.set('raw.ts', emitRawEntry(ctx, stubs));
+  return files;
+}
+
+/** A chunk file `raw-layer/<chunk>.ts`: the implementations of `fns`, whose stubs go in `byName`. */
+function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byName: Map<string, StubFn>): string {
+  const { model } = ctx;
+  const { ir, spec } = model;
+  const guards = new Map(fns.map((fn) => [fn.name, rawGuards(model, fn)]));
+  const w = new Writer();
+  w.line(ctx.banner);
+  w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
+  w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
+  const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
+  w.line(`import { checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  w.line(`import { binder } from '../binding';`);
+  w.line(`import type * as T from '../types';`);
+  if (usesRecords) w.line(`import { records } from '../types';`);
+  w.line(`void [checkRecord, rawCovers];`);
+  w.blank();
+  for (const fn of fns) {
+    const cache = `${fn.name}$`;
+    const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
+    const ret = qualify(model.tsType(fn.returns, 'return'));
+    const since = ctx.since.get(fn.name);
+    const notes = functionNotes(model, fn);
+    const doc = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
+    w.line(`let ${cache}: NativeFunction | undefined;`);
+    w.line(`/** ${doc} */`);
+    w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
+      for (const g of guards.get(fn.name)!) w.line(g);
+      w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
+    });
+    byName.set(fn.name, { name: fn.name, target: fn.name, chunk, params: fn.params.map((p) => safeIdent(p.name)), doc });
   }
+  return w.toString();
+}
+
+/** `raw.ts`: the raw layer's entry, its functions lazy stubs of the chunk files. */
+function emitRawEntry(ctx: EmitContext, stubs: StubFn[]): string {
+  const { ir, spec } = ctx.model;
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// Raw layer of the ${spec.title}: C-exact calls returning status codes. Out-parameters are`);
@@ -165,8 +177,7 @@ export function emitRaw(ctx: EmitContext): Map<string, string> {
     w.line(`export const notExported: readonly string[] = [${missing.map((n) => `'${n}'`).join(', ')}];`);
   }
   writeStubs(w, 'raw-layer', stubs);
-  files.set('raw.ts', w.toString());
-  return files;
+  return w.toString();
 }
 
 /** Checks the raw layer keeps: a typed array given for a `T *` must cover a T and hold elements of

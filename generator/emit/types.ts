@@ -3,7 +3,9 @@
 import { supportSpecifier } from '../support-path';
 import type { CType, Field, RecordDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
-import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from './model';
+import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from '../model';
+import { writeEnumTable, type EnumEntry } from '../../support/tables/enums';
+import { writeRecordTable, type RecordEntry, type RecordField } from '../../support/tables/records';
 import { Writer } from './writer';
 
 export function fieldTsType(model: TypeModel, f: Field): string {
@@ -25,20 +27,21 @@ export function fieldFfi(model: TypeModel, f: Field): string {
   return elementFfi(model, kind);
 }
 
-/** A field's type in the records table (see lazyRecords): `uint32_t`, `&Record`, `T[n]`, `char[n]$`. */
-export function fieldSpec(model: TypeModel, f: Field): string {
+/** A field of the records table (support/tables/records): `uint32_t`, `&Record`, `T[n]`, `char[n]$`. */
+export function recordField(model: TypeModel, f: Field, align?: number): RecordField {
   const kind = model.kind(f.type);
-  if (kind.k === 'array') {
-    const text = kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name);
-    return `${elementSpec(model, kind.of)}[${kind.length}]${text ? '$' : ''}`;
-  }
-  return elementSpec(model, kind);
-}
-
-function elementSpec(model: TypeModel, kind: Kind): string {
-  if (kind.k === 'record') return `&${kind.ts}`;
-  if (kind.k === 'array') return `${elementSpec(model, kind.of)}[${kind.length}]`;
-  return model.ffiScalar(kind, 'field');
+  const out: RecordField = { name: f.name, type: '' };
+  const lengths: number[] = [];
+  let el = kind;
+  for (; el.k === 'array'; el = el.of) lengths.push(el.length);
+  if (el.k === 'record') {
+    out.type = el.ts;
+    out.record = true;
+  } else out.type = model.ffiScalar(el, 'field');
+  if (lengths.length) out.dims = lengths.reverse(); // innermost first
+  if (kind.k === 'array' && kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name)) out.text = true;
+  if (align) out.align = align;
+  return out;
 }
 
 function elementFfi(model: TypeModel, kind: Kind): string {
@@ -180,51 +183,71 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(`/** ${model.spec.versionMacro ?? 'The CUDA release (as CUDA_VERSION)'} of the headers these bindings were generated from. */`);
   w.line(`export const HEADER_VERSION = ${ir.versionNumber};`);
   w.blank();
+  const enumTable = [...writeEnums(w, model), ...writeTypedefs(w, model)];
+  w.blank();
+  if (enumTable.length) {
+    w.line(`// The enums' values, read on first access (Name|MEMBER=value …, or Alias=Name; see lazyEnums).`);
+    w.line(`const ENUMS = \``);
+    w.lines(writeEnumTable(enumTable));
+    w.line(`\`;`);
+    w.line(`lazyEnums(module.exports, ENUMS);`);
+    w.blank();
+  }
+  writeRecordInterfaces(w, model);
+  writeBitfields(w, model);
+  w.blank();
+  writeRecordsTable(w, model);
+  writeCallbacks(w, model);
+  writeConstants(w, model);
+  return w.toString();
+}
 
-  // Enums: declared here (types, TSDoc; no JavaScript), their objects built on first access by
-  // lazyEnums from the ENUMS table below, as TypeScript's enums are: name ↔ value lookup
-  // (`CUresult[0] === 'CUDA_SUCCESS'`). Hundreds of enum bodies run at import cost milliseconds.
-  const enumTable: string[] = [];
+/**
+ * Enums: declared (types, TSDoc; no JavaScript), their objects built on first access by lazyEnums
+ * from the ENUMS table, as TypeScript's enums are: name ↔ value lookup (`CUresult[0] ===
+ * 'CUDA_SUCCESS'`). Hundreds of enum bodies run at import cost milliseconds. Returns their entries.
+ */
+function writeEnums(w: Writer, model: TypeModel): EnumEntry[] {
+  const { ir } = model;
+  const table: EnumEntry[] = [];
   for (const e of ir.enums) {
     const ts = model.enumTsName.get(e.name)!;
     w.line(`/** \`${e.name}\` · ${e.header} · CUDA ${ir.cudaVersion} */`);
     w.block(`export declare enum ${ts}`, () => {
       for (const m of e.members) w.line(enumMember(m.name, m.value));
     });
-    enumTable.push(`${ts}|${e.members.map((m) => `${m.name}=${enumTableValue(m.value)}`).join(' ')}`);
+    table.push({ name: ts, members: e.members });
     if (bareName(e.name) !== ts && !model.typedefs.has(bareName(e.name))) {
       w.line(`export type ${bareName(e.name)} = ${ts};`);
       w.line(`export declare const ${bareName(e.name)}: typeof ${ts};`);
-      enumTable.push(`${bareName(e.name)}=${ts}`);
+      table.push({ name: bareName(e.name), alias: ts });
     }
     w.blank();
   }
+  return table;
+}
 
-  // Typedefs: handles are branded numbers; aliases of enums and records keep their target's name.
-  for (const td of ir.typedefs) {
+/** Typedefs: handles are branded numbers; aliases of enums and records keep their target's name.
+ *  Returns the enum aliases they declare (entries of the ENUMS table). */
+function writeTypedefs(w: Writer, model: TypeModel): EnumEntry[] {
+  const table: EnumEntry[] = [];
+  for (const td of model.ir.typedefs) {
     if (td.name.startsWith('__') || /^(u?int\d+_t|size_t|ptrdiff_t|wchar_t|u?intptr_t)$/.test(td.name)) continue;
     const line = typedefLine(model, td.name, td.type);
-    if (line) {
-      w.line(`/** \`typedef ${formatCType(td.type, td.name)}\` · ${td.header} */`);
-      w.lines(line);
-      for (const l of line) {
-        const alias = /^export declare const (\w+): typeof (\w+);$/.exec(l);
-        if (alias) enumTable.push(`${alias[1]}=${alias[2]}`);
-      }
+    if (!line) continue;
+    w.line(`/** \`typedef ${formatCType(td.type, td.name)}\` · ${td.header} */`);
+    w.lines(line);
+    for (const l of line) {
+      const alias = /^export declare const (\w+): typeof (\w+);$/.exec(l);
+      if (alias) table.push({ name: alias[1], alias: alias[2] });
     }
   }
-  w.blank();
-  if (enumTable.length) {
-    w.line(`// The enums' values, read on first access (Name|MEMBER=value …, or Alias=Name; see lazyEnums).`);
-    w.line(`const ENUMS = \``);
-    w.lines(enumTable);
-    w.line(`\`;`);
-    w.line(`lazyEnums(module.exports, ENUMS);`);
-    w.blank();
-  }
+  return table;
+}
 
-  // Records: an interface for values, and a lazily built koffi type in `records`.
-  for (const r of ir.records) {
+/** Records: an interface for values (bitfields noted on their storage unit). */
+function writeRecordInterfaces(w: Writer, model: TypeModel): void {
+  for (const r of model.ir.records) {
     const ts = bareName(r.name);
     w.line(`/** \`${r.name}\` · ${r.size} bytes, align ${r.align} · ${r.header} */`);
     const { fields, members } = storageFields(model, r);
@@ -236,95 +259,103 @@ export function emitTypes(model: TypeModel, banner: string): string {
       }
     });
   }
-  const withBits = ir.records.map((r) => ({ r, members: storageFields(model, r).members })).filter((x) => x.members.length);
-  if (withBits.length) {
-    w.blank();
-    w.line(`/** A bitfield inside an integer storage unit field (koffi has no bitfields). */`);
-    w.block(`export class Bitfield`, () => {
-      w.line(`constructor(readonly unit: string, readonly shift: number, readonly width: number) {}`);
-      w.line(`/** Reads the bitfield from a decoded record value. */`);
-      w.block(`get(value: object): number`, () => {
-        w.line(`const u = (value as Record<string, number | bigint>)[this.unit];`);
-        w.line(`return Number((BigInt(u) >> BigInt(this.shift)) & ((1n << BigInt(this.width)) - 1n));`);
-      });
-      w.line(`/** Writes the bitfield into a record value (its unit must already be a number or bigint). */`);
-      w.block(`set(value: object, bits: number): void`, () => {
-        w.line(`const v = value as Record<string, number | bigint>;`);
-        w.line(`const u = BigInt(v[this.unit] ?? 0);`);
-        w.line(`const mask = ((1n << BigInt(this.width)) - 1n) << BigInt(this.shift);`);
-        w.line(`const next = (u & ~mask) | ((BigInt(bits) << BigInt(this.shift)) & mask);`);
-        w.line(`v[this.unit] = typeof v[this.unit] === 'bigint' ? next : Number(next);`);
-      });
-    });
-    w.line(`/** Bitfield accessors per record: \`bitfields.X.field.get(value)\`. */`);
-    w.block(`export const bitfields =`, () => {
-      for (const { r, members } of withBits) {
-        w.line(`${bareName(r.name)}: { ${members.map((m) => `${safeProp(m.name)}: new Bitfield('${m.unit}', ${m.shift}, ${m.width})`).join(', ')} },`);
-      }
-    }, ';');
-  }
+}
+
+/** The Bitfield class and `bitfields`, accessors of the records that have bitfields. */
+function writeBitfields(w: Writer, model: TypeModel): void {
+  const withBits = model.ir.records.map((r) => ({ r, members: storageFields(model, r).members })).filter((x) => x.members.length);
+  if (!withBits.length) return;
   w.blank();
+  w.line(`/** A bitfield inside an integer storage unit field (koffi has no bitfields). */`);
+  w.block(`export class Bitfield`, () => {
+    w.line(`constructor(readonly unit: string, readonly shift: number, readonly width: number) {}`);
+    w.line(`/** Reads the bitfield from a decoded record value. */`);
+    w.block(`get(value: object): number`, () => {
+      w.line(`const u = (value as Record<string, number | bigint>)[this.unit];`);
+      w.line(`return Number((BigInt(u) >> BigInt(this.shift)) & ((1n << BigInt(this.width)) - 1n));`);
+    });
+    w.line(`/** Writes the bitfield into a record value (its unit must already be a number or bigint). */`);
+    w.block(`set(value: object, bits: number): void`, () => {
+      w.line(`const v = value as Record<string, number | bigint>;`);
+      w.line(`const u = BigInt(v[this.unit] ?? 0);`);
+      w.line(`const mask = ((1n << BigInt(this.width)) - 1n) << BigInt(this.shift);`);
+      w.line(`const next = (u & ~mask) | ((BigInt(bits) << BigInt(this.shift)) & mask);`);
+      w.line(`v[this.unit] = typeof v[this.unit] === 'bigint' ? next : Number(next);`);
+    });
+  });
+  w.line(`/** Bitfield accessors per record: \`bitfields.X.field.get(value)\`. */`);
+  w.block(`export const bitfields =`, () => {
+    for (const { r, members } of withBits) {
+      w.line(`${bareName(r.name)}: { ${members.map((m) => `${safeProp(m.name)}: new Bitfield('${m.unit}', ${m.shift}, ${m.width})`).join(', ')} },`);
+    }
+  }, ';');
+}
+
+/** `records`: the koffi types of the records, from one table string read by lazyRecords (a line per
+ *  record costs far less to load than an entry of JavaScript code per record). */
+function writeRecordsTable(w: Writer, model: TypeModel): void {
+  const { ir } = model;
   w.line(`/** koffi types of this module's C records, each built on first call: \`records.CUlaunchConfig_st()\`. */`);
   w.block(`export interface Records`, () => {
     for (const r of ir.records) w.line(`readonly ${bareName(r.name)}: () => KoffiType;`);
   });
-  // One table string, read by lazyRecords (see there for the format): a line per record costs far
-  // less to load than an entry of JavaScript code per record.
-  const recordTable: string[] = [];
-  for (const record of ir.records) {
-    const r = { ...record, fields: storageFields(model, record).fields };
-    const { aligns, padBefore, tail } = koffiLayout(model, r);
-    const fields = r.fields.flatMap((f, i) => {
-      const pad = padBefore[i] ? [`_pad${f.offset - padBefore[i]}:uint8_t[${padBefore[i]}]`] : [];
-      return [...pad, `${f.name}:${fieldSpec(model, f)}${aligns[i] ? `@${aligns[i]}` : ''}`];
-    });
-    if (tail) fields.push(r.kind === 'union' ? `_pad:uint8_t[${r.size}]` : `_pad${r.size - tail}:uint8_t[${tail}]`);
-    for (const f of fields) if (/[,|\n]/.test(f)) throw new Error(`record ${r.name}: field spec ${f} cannot go in the records table`);
-    recordTable.push(`${bareName(r.name)}|${r.kind}|${fields.join(',')}`);
-  }
   w.line(`const RECORDS = \``);
-  w.lines(recordTable);
+  w.lines(writeRecordTable(ir.records.map((r) => recordEntry(model, r))));
   w.line(`\`;`);
   w.line(`/** koffi types of this module's C records (made on first read), each built on first call. */`);
   w.line(`export declare const records: Records;`);
   w.line(`lazyRecords(module.exports, RECORDS);`);
   w.blank();
+}
 
-  const protos = ir.typedefs.filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'function');
-  if (protos.length) {
-    w.line(`/** Callback prototypes (function-pointer typedefs), built on first call; register with`);
-    w.line(` *  \`koffi.register(fn, koffi.pointer(callbacks.X()))\`. */`);
-    w.block(`export const callbacks =`, () => {
-      for (const td of protos) {
-        const fn = (td.type as CType & { kind: 'pointer' }).to as CType & { kind: 'function' };
-        const ret = ffiOf(model, fn.returns, 'return');
-        const params = fn.params.map((p) => ffiOf(model, p, 'param'));
-        w.line(`${td.name}: once(() => koffi.proto(${ret}, [${params.join(', ')}])),`);
-      }
-    }, ';');
-    w.line(`function once<T>(make: () => T): () => T {`);
-    w.line(`  let value: T | undefined;`);
-    w.line(`  return () => (value ??= make());`);
-    w.line(`}`);
-    w.blank();
-  }
+/** A record as koffi lays it out: its storage fields, with the alignments and padding clang's layout needs. */
+function recordEntry(model: TypeModel, record: RecordDecl): RecordEntry {
+  const r = { ...record, fields: storageFields(model, record).fields };
+  const { aligns, padBefore, tail } = koffiLayout(model, r);
+  const fields = r.fields.flatMap((f, i): RecordField[] => {
+    const pad: RecordField[] = padBefore[i] ? [{ name: `_pad${f.offset - padBefore[i]}`, type: 'uint8_t', dims: [padBefore[i]] }] : [];
+    return [...pad, recordField(model, f, aligns[i])];
+  });
+  if (tail) fields.push(r.kind === 'union' ? { name: '_pad', type: 'uint8_t', dims: [r.size] } : { name: `_pad${r.size - tail}`, type: 'uint8_t', dims: [tail] });
+  return { name: bareName(r.name), kind: r.kind, fields };
+}
 
-  if (ir.constants.length) {
-    w.line(`// Constants (#define) of the headers.`);
-    for (const c of ir.constants) {
-      if (c.kind === 'pointer') {
-        const ts = c.type && /^\w+$/.test(c.type) && model.typedefs.has(c.type) ? c.type : 'number';
-        w.line(`export const ${c.name} = ${Number(BigInt(c.value))} as ${ts === 'number' ? 'number' : ts};`);
-      } else if (c.kind === 'int') {
-        const v = BigInt(c.value);
-        const safe = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER);
-        w.line(`export const ${c.name} = ${safe ? c.value : `${c.value}n`};`);
-      } else {
-        w.line(`export const ${c.name} = ${c.value};`);
-      }
+/** Callback prototypes (function-pointer typedefs), each built on first call. */
+function writeCallbacks(w: Writer, model: TypeModel): void {
+  const protos = model.ir.typedefs.filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'function');
+  if (!protos.length) return;
+  w.line(`/** Callback prototypes (function-pointer typedefs), built on first call; register with`);
+  w.line(` *  \`koffi.register(fn, koffi.pointer(callbacks.X()))\`. */`);
+  w.block(`export const callbacks =`, () => {
+    for (const td of protos) {
+      const fn = (td.type as CType & { kind: 'pointer' }).to as CType & { kind: 'function' };
+      const ret = ffiOf(model, fn.returns, 'return');
+      const params = fn.params.map((p) => ffiOf(model, p, 'param'));
+      w.line(`${td.name}: once(() => koffi.proto(${ret}, [${params.join(', ')}])),`);
+    }
+  }, ';');
+  w.line(`function once<T>(make: () => T): () => T {`);
+  w.line(`  let value: T | undefined;`);
+  w.line(`  return () => (value ??= make());`);
+  w.line(`}`);
+  w.blank();
+}
+
+/** Constants (#define) of the headers. */
+function writeConstants(w: Writer, model: TypeModel): void {
+  const { ir } = model;
+  if (!ir.constants.length) return;
+  w.line(`// Constants (#define) of the headers.`);
+  for (const c of ir.constants) {
+    if (c.kind === 'pointer') {
+      const ts = c.type && /^\w+$/.test(c.type) && model.typedefs.has(c.type) ? c.type : 'number';
+      w.line(`export const ${c.name} = ${Number(BigInt(c.value))} as ${ts === 'number' ? 'number' : ts};`);
+    } else if (c.kind === 'int') {
+      w.line(`export const ${c.name} = ${safeInteger(c.value) ? c.value : `${c.value}n`};`);
+    } else {
+      w.line(`export const ${c.name} = ${c.value};`);
     }
   }
-  return w.toString();
 }
 
 function ffiOf(model: TypeModel, t: CType, position: 'param' | 'return'): string {
@@ -341,9 +372,6 @@ function safeInteger(v: string): boolean {
  *  (ambient) enum cannot state: the member is left computed, its value in a comment. */
 function enumMember(name: string, v: string): string {
   return safeInteger(v) ? `${name} = ${v},` : `${name}, // = ${v}n (a bigint)`;
-}
-function enumTableValue(v: string): string {
-  return safeInteger(v) ? String(BigInt(v)) : `${BigInt(v)}n`;
 }
 
 function safeProp(name: string): string {

@@ -6,7 +6,7 @@ import type { CType, Constant, EnumDecl, Field, FunctionDecl, ModuleIR, ParamDoc
 import type { ModuleSpec } from '../modules';
 import { anonKey, parseCType } from './ctype';
 import type { RecordLayout } from './layout';
-import { macroConstant, resolveIdentifier, type MacroTable } from './macros';
+import { macroConstant, resolveIdentifier, type EvalContext, type MacroTable } from './macros';
 import { procFor, procTable } from './proc';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -67,88 +67,98 @@ class LocationTracker {
   }
 }
 
-function walkDecls(ast: Node) {
-  const tracker = new LocationTracker();
-  const functions: (Node & { file: string })[] = [];
-  const typedefs: { name: string; type: CType; file: string; owned?: string }[] = [];
+type Where = { file: string; line: number; col: number };
+
+/** Collects the top-level declarations of clang's AST, in document order (locations are delta-encoded). */
+class DeclWalker {
+  readonly tracker = new LocationTracker();
+  readonly functions: (Node & { file: string })[] = [];
+  readonly typedefs: { name: string; type: CType; file: string; owned?: string }[] = [];
+  readonly records: RawRecord[] = [];
+  readonly incomplete = new Set<string>();
+  readonly enums: RawEnum[] = [];
   // clang ids of anonymous tag declarations: `typedef enum { … } X` prints its type as `enum X`
-  const anonById = new Map<string, string>();
-  const records: RawRecord[] = [];
-  const incomplete = new Set<string>();
-  const enums: RawEnum[] = [];
+  private readonly anonById = new Map<string, string>();
 
-  const recordKey = (node: Node, where: { file: string; line: number; col: number }) =>
-    node.name ? `${node.tagUsed} ${node.name}` : anonKey(`${where.file}:${where.line}:${where.col}`);
+  walk(ast: Node): this {
+    for (const node of ast.inner ?? []) {
+      const where = this.tracker.locate(node);
+      switch (node.kind) {
+        case 'FunctionDecl':
+          this.tracker.visit(node.inner ?? []);
+          this.functions.push({ ...node, file: where.file });
+          break;
+        case 'TypedefDecl':
+          this.visitTypedef(node, where);
+          break;
+        case 'RecordDecl':
+          this.visitRecord(node, where);
+          break;
+        case 'EnumDecl':
+          this.visitEnum(node, where);
+          break;
+        default:
+          this.tracker.visit(node.inner ?? []);
+      }
+    }
+    return this;
+  }
 
-  const visitRecord = (node: Node, where: { file: string; line: number; col: number }): void => {
-    const key = recordKey(node, where);
-    if (!node.name && node.id) anonById.set(node.id, key);
+  private visitTypedef(node: Node, where: Where): void {
+    this.tracker.visit(node.inner ?? []);
+    if (node.isImplicit) return;
+    const ownedId: string | undefined = node.inner?.[0]?.ownedTagDecl?.id;
+    const owned = ownedId !== undefined ? this.anonById.get(ownedId) : undefined;
+    this.typedefs.push({ name: node.name, type: parseCType(node.type.qualType), file: where.file, ...(owned ? { owned } : {}) });
+  }
+
+  private visitRecord(node: Node, where: Where): void {
+    const key = node.name ? `${node.tagUsed} ${node.name}` : anonKey(`${where.file}:${where.line}:${where.col}`);
+    if (!node.name && node.id) this.anonById.set(node.id, key);
     if (!node.completeDefinition) {
-      incomplete.add(key);
-      tracker.visit(node.inner ?? []);
+      this.incomplete.add(key);
+      this.tracker.visit(node.inner ?? []);
       return;
     }
     const fields: RawRecord['fields'] = [];
     for (const child of node.inner ?? []) {
       if (child.kind === 'RecordDecl') {
-        visitRecord(child, tracker.locate(child));
+        this.visitRecord(child, this.tracker.locate(child));
       } else if (child.kind === 'FieldDecl') {
-        tracker.locate(child);
-        tracker.visit(child.inner ?? []);
+        this.tracker.locate(child);
+        this.tracker.visit(child.inner ?? []);
         const bitWidth = child.isBitfield ? bitWidthOf(child) : undefined;
         fields.push({ name: child.name ?? '', type: parseCType(child.type.qualType), ...(bitWidth !== undefined ? { bitWidth } : {}) });
       } else {
-        tracker.visit(child);
+        this.tracker.visit(child);
       }
     }
-    records.push({ key, kind: node.tagUsed, header: basename(where.file), fields });
-  };
+    this.records.push({ key, kind: node.tagUsed, header: basename(where.file), fields });
+  }
 
-  const visitEnum = (node: Node, where: { file: string; line: number; col: number }): void => {
+  private visitEnum(node: Node, where: Where): void {
     const key = node.name ? `enum ${node.name}` : anonKey(`${where.file}:${where.line}:${where.col}`);
-    if (!node.name && node.id) anonById.set(node.id, key);
+    if (!node.name && node.id) this.anonById.set(node.id, key);
     const members: RawEnum['members'] = [];
     let next = 0n;
     for (const c of node.inner ?? []) {
       if (c.kind !== 'EnumConstantDecl') {
-        tracker.visit(c);
+        this.tracker.visit(c);
         continue;
       }
-      tracker.locate(c);
+      this.tracker.locate(c);
       const value = findConstantValue(c);
-      tracker.visit(c.inner ?? []);
+      this.tracker.visit(c.inner ?? []);
       const v = value !== undefined ? BigInt(value) : next;
       members.push({ name: c.name, value: v });
       next = v + 1n;
     }
-    if (members.length) enums.push({ key, header: basename(where.file), members });
-  };
-
-  for (const node of ast.inner ?? []) {
-    const where = tracker.locate(node);
-    switch (node.kind) {
-      case 'FunctionDecl':
-        tracker.visit(node.inner ?? []);
-        functions.push({ ...node, file: where.file });
-        break;
-      case 'TypedefDecl':
-        tracker.visit(node.inner ?? []);
-        if (!node.isImplicit) {
-          const ownedId: string | undefined = node.inner?.[0]?.ownedTagDecl?.id;
-          const owned = ownedId !== undefined ? anonById.get(ownedId) : undefined;
-          typedefs.push({ name: node.name, type: parseCType(node.type.qualType), file: where.file, ...(owned ? { owned } : {}) });
-        }
-        break;
-      case 'RecordDecl':
-        visitRecord(node, where);
-        break;
-      case 'EnumDecl':
-        visitEnum(node, where);
-        break;
-      default:
-        tracker.visit(node.inner ?? []);
-    }
+    if (members.length) this.enums.push({ key, header: basename(where.file), members });
   }
+}
+
+function walkDecls(ast: Node) {
+  const { functions, typedefs, records, incomplete, enums } = new DeclWalker().walk(ast);
   return { functions, typedefs, records, incomplete, enums };
 }
 
@@ -230,13 +240,63 @@ function enumStorage(values: bigint[]): { size: number; signed: boolean } {
   return { size: 8, signed: min < 0n };
 }
 
+/**
+ * Lowers one module: a sequence of passes, each a function below. Declarations are walked once;
+ * anonymous types get names; the module's functions are chosen and named; the types they and the
+ * module's headers reach are kept; macros give constants and the header version.
+ */
 export function lowerModule(input: LowerInput): ModuleIR {
-  const { spec, ast, layouts, macros, ptdsMacros } = input;
-  const decls = walkDecls(ast);
-  const own = new Set(spec.ownHeaders.map((h) => basename(h)));
-  const ownsName = (name: string) => spec.prefixes.some((p) => name.startsWith(p));
+  const { spec } = input;
+  const decls = walkDecls(input.ast);
+  const scope = moduleScope(spec);
+  const tables = declarationTables(decls, input.layouts, nameAnonymousTypes(decls));
+  const { functions, aliases } = lowerFunctions(input, decls, tables, scope);
+  const wanted = reachableTypes(functions, tables, scope.own);
+  const enums = lowerEnums(wanted, tables);
+  const typedefs = [...wanted].filter((n) => tables.typedefs.has(n)).sort().map((n) => tables.typedefs.get(n)!);
+  const ctx = macroContext(input.macros, tables);
+  const constants = macroConstants(spec, ctx, enums);
+  return {
+    irVersion: 1,
+    module: spec.name,
+    cudaVersion: input.cudaVersion,
+    versionNumber: headerVersion(input, ctx, constants),
+    functions,
+    enums,
+    records: lowerRecords(wanted, tables),
+    typedefs,
+    opaque: opaqueHandles(typedefs, tables),
+    constants,
+    aliases,
+  };
+}
 
-  // Anonymous records and enums take the name of their typedef, or `Outer_field`.
+type Decls = ReturnType<typeof walkDecls>;
+
+/** Which headers and names belong to the module. */
+interface ModuleScope {
+  /** Basenames of the module's own headers. */
+  own: Set<string>;
+  /** The name has one of the module's prefixes. */
+  ownsName(name: string): boolean;
+  /** A documented API name: the module's prefix, and not `__x` or another internal spelling. */
+  isApiName(name: string): boolean;
+  /** Left out by the catalog (spec.excludePrefixes). */
+  excluded(name: string): boolean;
+}
+
+function moduleScope(spec: ModuleSpec): ModuleScope {
+  const ownsName = (name: string) => spec.prefixes.some((p) => name.startsWith(p));
+  return {
+    own: new Set(spec.ownHeaders.map((h) => basename(h))),
+    ownsName,
+    isApiName: (n) => ownsName(n) && !n.startsWith('_'),
+    excluded: (n) => (spec.excludePrefixes ?? []).some((p) => n.startsWith(p)),
+  };
+}
+
+/** Anonymous records and enums take the name of their typedef, or `Outer_field`: `@anon:…` key → name. */
+function nameAnonymousTypes(decls: Decls): Map<string, string> {
   const rename = new Map<string, string>();
   const typedefByAnon = new Map<string, string>();
   for (const td of decls.typedefs) {
@@ -244,17 +304,22 @@ export function lowerModule(input: LowerInput): ModuleIR {
     // `typedef enum { … } X`: clang spells the type `enum X`; the declaration is anonymous
     if (td.owned && !typedefByAnon.has(td.owned) && td.type.kind === 'named' && td.type.name.endsWith(` ${td.name}`)) typedefByAnon.set(td.owned, td.name);
   }
-  const recordKind = new Map(decls.records.map((r) => [r.key, r.kind]));
   for (const r of decls.records) {
     if (r.key.startsWith('@anon:') && typedefByAnon.has(r.key)) rename.set(r.key, `${r.kind} ${typedefByAnon.get(r.key)}`);
   }
   for (const e of decls.enums) {
     if (e.key.startsWith('@anon:') && typedefByAnon.has(e.key)) rename.set(e.key, `enum ${typedefByAnon.get(e.key)}`);
   }
-  // Nested anonymous records: named after their parent and field, resolved outside-in.
+  nameNestedAnonymousRecords(decls.records, rename);
+  return rename;
+}
+
+/** Nested anonymous records: named after their parent and field, resolved outside-in. */
+function nameNestedAnonymousRecords(records: RawRecord[], rename: Map<string, string>): void {
+  const recordKind = new Map(records.map((r) => [r.key, r.kind]));
   for (let changed = true; changed; ) {
     changed = false;
-    for (const r of decls.records) {
+    for (const r of records) {
       const parent = rename.get(r.key) ?? (r.key.startsWith('@anon:') ? undefined : r.key);
       if (!parent) continue;
       r.fields.forEach((f, i) => {
@@ -269,8 +334,20 @@ export function lowerModule(input: LowerInput): ModuleIR {
       });
     }
   }
-  const fix = (t: CType) => mapNamed(t, (n) => rename.get(n) ?? n);
+}
 
+/** The module's declarations by their final names (the first declaration of a name wins). */
+interface DeclTables {
+  typedefs: Map<string, TypedefDecl>;
+  records: Map<string, RawRecord>;
+  layoutOf: Map<string, RecordLayout>;
+  enums: Map<string, RawEnum>;
+  /** A type with anonymous names replaced by their final ones. */
+  fix(t: CType): CType;
+}
+
+function declarationTables(decls: Decls, layouts: Map<string, RecordLayout>, rename: Map<string, string>): DeclTables {
+  const fix = (t: CType) => mapNamed(t, (n) => rename.get(n) ?? n);
   const typedefs = new Map<string, TypedefDecl>();
   for (const td of decls.typedefs) {
     if (!typedefs.has(td.name)) typedefs.set(td.name, { name: td.name, type: fix(td.type), header: basename(td.file) });
@@ -290,13 +367,20 @@ export function lowerModule(input: LowerInput): ModuleIR {
     const name = rename.get(e.key) ?? e.key;
     if (!enums.has(name)) enums.set(name, e);
   }
+  return { typedefs, records, layoutOf, enums, fix };
+}
 
-  // Functions: declared in this module's headers, not inline. A function belongs to the module when
-  // its user-facing name has one of the module's prefixes (the exported symbol may not: nvJitLink
-  // exports `__nvJitLinkCreate_13_0` behind an inline `nvJitLinkCreate`).
+const hasBody = (f: Node) => (f.inner ?? []).some((c: Node) => c.kind === 'CompoundStmt');
+
+/**
+ * The module's functions, under their user-facing names, and the other names (aliases) they have.
+ * Functions: declared in this module's headers, not inline. A function belongs to the module when
+ * its user-facing name has one of the module's prefixes (the exported symbol may not: nvJitLink
+ * exports `__nvJitLinkCreate_13_0` behind an inline `nvJitLinkCreate`).
+ */
+function lowerFunctions(input: LowerInput, decls: Decls, tables: DeclTables, scope: ModuleScope): { functions: FunctionDecl[]; aliases: Record<string, string> } {
+  const inOwn = (f: Node) => scope.own.has(basename(f.file));
   const seen = new Set<string>();
-  const inOwn = (f: Node) => own.has(basename(f.file));
-  const hasBody = (f: Node) => (f.inner ?? []).some((c: Node) => c.kind === 'CompoundStmt');
   const candidates = decls.functions.filter((f) => {
     if (!inOwn(f) || f.inline || f.storageClass === 'static' || hasBody(f)) return false;
     if (seen.has(f.name)) return false;
@@ -304,11 +388,27 @@ export function lowerModule(input: LowerInput): ModuleIR {
     return true;
   });
   const declared = new Set(candidates.map((f) => f.name));
-  // A documented API name is one with the module's prefix; `__x` and other internal spellings are not.
-  const isApiName = (n: string) => ownsName(n) && !n.startsWith('_');
+  const userName = userNames(input.macros, decls, declared, inOwn, scope);
+  const aliases: Record<string, string> = {};
+  const functions: FunctionDecl[] = [];
+  for (const f of candidates) {
+    const { name, others } = userName(f.name);
+    if (!scope.isApiName(name) || scope.excluded(name)) continue;
+    for (const n of others) if (scope.isApiName(n) || scope.ownsName(n)) aliases[n] = name;
+    functions.push(functionDecl(f, name, input.ptdsMacros, tables.fix));
+  }
+  const chosen = preferMacroTargets(functions);
+  attachProcVersions(chosen, decls, tables);
+  chosen.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { functions: chosen, aliases: Object.fromEntries(Object.entries(aliases).sort(([a], [b]) => (a < b ? -1 : 1))) };
+}
 
-  // Aliases from macros (`#define cuMemAlloc cuMemAlloc_v2`) and from inline forwarding wrappers
-  // (`static inline R f(a, b) { return __f_13_0(a, b); }`): user-facing names for declared functions.
+/**
+ * Aliases from macros (`#define cuMemAlloc cuMemAlloc_v2`) and from inline forwarding wrappers
+ * (`static inline R f(a, b) { return __f_13_0(a, b); }`): user-facing names for declared functions.
+ * Returns the naming of a declared symbol: its user-facing name and its other names.
+ */
+function userNames(macros: MacroTable, decls: Decls, declared: Set<string>, inOwn: (f: Node) => boolean, scope: ModuleScope): (symbol: string) => { name: string; others: string[] } {
   const aliasTargets = new Map<string, string[]>();
   const addAlias = (target: string, name: string) => {
     const list = aliasTargets.get(target) ?? [];
@@ -321,70 +421,69 @@ export function lowerModule(input: LowerInput): ModuleIR {
   for (const f of decls.functions) {
     if (!inOwn(f) || !hasBody(f) || declared.has(f.name)) continue;
     const target = forwardedCall(f);
-    if (target && declared.has(target) && !isApiName(target)) addAlias(target, f.name);
+    if (target && declared.has(target) && !scope.isApiName(target)) addAlias(target, f.name);
   }
-  const userName = (symbol: string): { name: string; others: string[] } => {
+  return (symbol) => {
     const names = aliasTargets.get(symbol) ?? [];
     // `cuMemAlloc` → `cuMemAlloc_v2`: the versionless name is the user-facing one
     const versionless = names.find((n) => symbol.replace(/_v\d+$/, '') === n);
     // `nvJitLinkCreate` → `__nvJitLinkCreate_13_0`: an internal symbol takes its API alias's name
-    const api = isApiName(symbol) ? undefined : names.find((n) => isApiName(n));
+    const api = scope.isApiName(symbol) ? undefined : names.find((n) => scope.isApiName(n));
     const name = versionless ?? api ?? symbol;
     return { name, others: names.filter((n) => n !== name) };
   };
-  const excluded = (n: string) => (spec.excludePrefixes ?? []).some((p) => n.startsWith(p));
-  const fnNodes = candidates.filter((f) => {
-    const n = userName(f.name).name;
-    return isApiName(n) && !excluded(n);
-  });
+}
 
-  const aliases: Record<string, string> = {};
-  const functions: FunctionDecl[] = fnNodes.map((f) => {
-    const { name, others } = userName(f.name);
-    const docs = docFacts(f);
-    for (const n of others) if (isApiName(n) || ownsName(n)) aliases[n] = name;
-    const params = (f.inner ?? [])
-      .filter((c: Node) => c.kind === 'ParmVarDecl')
-      .map((p: Node, i: number) => {
-        const param: FunctionDecl['params'][number] = { name: p.name ?? `arg${i}`, type: fix(parseCType(p.type.qualType)) };
-        const doc = docs.get(param.name);
-        if (doc) param.doc = doc;
-        return param;
-      });
-    const fnType = parseCType(f.type.qualType);
-    const returns = fnType.kind === 'function' ? fix(fnType.returns) : fix(fnType);
-    const ptds = resolveIdentifier(ptdsMacros, name);
-    const decl: FunctionDecl = {
-      name,
-      symbol: f.name,
-      returns,
-      params,
-      variadic: fnType.kind === 'function' && !!fnType.variadic,
-      header: basename(f.file),
-    };
-    if (ptds && ptds !== f.name && /_pt(ds|sz)$/.test(ptds)) decl.ptdsSymbol = ptds;
-    return decl;
-  });
-  // A name declared both plainly and behind a renaming macro (`cuFileDriverClose` before
-  // `#define cuFileDriverClose cuFileDriverClose_v2`): C code calls the macro's target, so do we.
+/** The IR of one function declaration named `name`. */
+function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType): FunctionDecl {
+  const docs = docFacts(f);
+  const params = (f.inner ?? [])
+    .filter((c: Node) => c.kind === 'ParmVarDecl')
+    .map((p: Node, i: number) => {
+      const param: FunctionDecl['params'][number] = { name: p.name ?? `arg${i}`, type: fix(parseCType(p.type.qualType)) };
+      const doc = docs.get(param.name);
+      if (doc) param.doc = doc;
+      return param;
+    });
+  const fnType = parseCType(f.type.qualType);
+  const returns = fnType.kind === 'function' ? fix(fnType.returns) : fix(fnType);
+  const ptds = resolveIdentifier(ptdsMacros, name);
+  const decl: FunctionDecl = {
+    name,
+    symbol: f.name,
+    returns,
+    params,
+    variadic: fnType.kind === 'function' && !!fnType.variadic,
+    header: basename(f.file),
+  };
+  if (ptds && ptds !== f.name && /_pt(ds|sz)$/.test(ptds)) decl.ptdsSymbol = ptds;
+  return decl;
+}
+
+/** A name declared both plainly and behind a renaming macro (`cuFileDriverClose` before
+ *  `#define cuFileDriverClose cuFileDriverClose_v2`): C code calls the macro's target, so do we. */
+function preferMacroTargets(functions: FunctionDecl[]): FunctionDecl[] {
   const byName = new Map<string, FunctionDecl>();
   for (const f of functions) {
     const prev = byName.get(f.name);
     if (!prev || (prev.symbol === prev.name && f.symbol !== f.name)) byName.set(f.name, f);
   }
-  functions.splice(0, functions.length, ...byName.values());
-  // cuGetProcAddress versions, where the AST carries the `PFN_*` typedefs (spec.procTables).
-  const resolveTypedef = new Map([...typedefs.values()].map((td) => [td.name, td.type]));
-  const procs = procTable(decls.typedefs, resolveTypedef);
-  if (procs.size > 0) {
-    for (const f of functions) {
-      const proc = procFor(f, procs, resolveTypedef);
-      if (proc) f.proc = proc;
-    }
-  }
-  functions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...byName.values()];
+}
 
-  // Types: everything declared in own headers plus whatever functions reach.
+/** cuGetProcAddress versions, where the AST carries the `PFN_*` typedefs (spec.procTables). */
+function attachProcVersions(functions: FunctionDecl[], decls: Decls, tables: DeclTables): void {
+  const resolveTypedef = new Map([...tables.typedefs.values()].map((td) => [td.name, td.type]));
+  const procs = procTable(decls.typedefs, resolveTypedef);
+  if (procs.size === 0) return;
+  for (const f of functions) {
+    const proc = procFor(f, procs, resolveTypedef);
+    if (proc) f.proc = proc;
+  }
+}
+
+/** Types: everything declared in own headers plus whatever functions reach. */
+function reachableTypes(functions: FunctionDecl[], tables: DeclTables, own: Set<string>): Set<string> {
   const wanted = new Set<string>();
   const queue: string[] = [];
   const want = (t: CType) => {
@@ -399,22 +498,26 @@ export function lowerModule(input: LowerInput): ModuleIR {
     want(f.returns);
     f.params.forEach((p) => want(p.type));
   });
-  for (const td of typedefs.values()) if (own.has(td.header) && !td.name.startsWith('_')) want({ kind: 'named', name: td.name });
-  for (const [name, r] of records) if (own.has(r.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });
-  for (const [name, e] of enums) if (own.has(e.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });
+  for (const td of tables.typedefs.values()) if (own.has(td.header) && !td.name.startsWith('_')) want({ kind: 'named', name: td.name });
+  for (const [name, r] of tables.records) if (own.has(r.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });
+  for (const [name, e] of tables.enums) if (own.has(e.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });
   while (queue.length) {
     const name = queue.pop()!;
-    const td = typedefs.get(name);
+    const td = tables.typedefs.get(name);
     if (td) want(td.type);
-    const r = records.get(name);
+    const r = tables.records.get(name);
     if (r) r.fields.forEach((f) => want(f.type));
   }
+  return wanted;
+}
 
-  const irRecords: RecordDecl[] = [];
+/** The wanted records with clang's layout (sizes, offsets, bitfields), checked against the AST. */
+function lowerRecords(wanted: Set<string>, tables: DeclTables): RecordDecl[] {
+  const out: RecordDecl[] = [];
   for (const name of [...wanted].sort()) {
-    const r = records.get(name);
+    const r = tables.records.get(name);
     if (!r) continue;
-    const layout = layoutOf.get(name);
+    const layout = tables.layoutOf.get(name);
     if (!layout) throw new Error(`no record layout from clang for ${name}`);
     if (layout.fields.length !== r.fields.length) throw new Error(`layout of ${name} has ${layout.fields.length} fields, AST has ${r.fields.length}`);
     const fields: Field[] = r.fields.map((f, i) => {
@@ -427,13 +530,18 @@ export function lowerModule(input: LowerInput): ModuleIR {
       }
       return field;
     });
-    irRecords.push({ name, kind: r.kind, size: layout.size, align: layout.align, fields, header: r.header });
+    out.push({ name, kind: r.kind, size: layout.size, align: layout.align, fields, header: r.header });
   }
-  const irEnums: EnumDecl[] = [...wanted]
-    .filter((n) => enums.has(n))
+  return out;
+}
+
+/** The wanted enums, with their storage (size and signedness from their values). */
+function lowerEnums(wanted: Set<string>, tables: DeclTables): EnumDecl[] {
+  return [...wanted]
+    .filter((n) => tables.enums.has(n))
     .sort()
     .map((name) => {
-      const e = enums.get(name)!;
+      const e = tables.enums.get(name)!;
       return {
         name,
         ...enumStorage(e.members.map((m) => m.value)),
@@ -441,13 +549,18 @@ export function lowerModule(input: LowerInput): ModuleIR {
         header: e.header,
       };
     });
-  const irTypedefs: TypedefDecl[] = [...wanted].filter((n) => typedefs.has(n)).sort().map((n) => typedefs.get(n)!);
-  const completeRecords = new Set(records.keys());
-  const opaque = irTypedefs
-    .filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'named' && /^(struct|union) /.test(td.type.to.name) && !completeRecords.has(td.type.to.name))
-    .map((td) => td.name);
+}
 
-  // Constants from macros with this module's prefixes.
+/** Typedefs of pointers to records the headers never complete: opaque handles. */
+function opaqueHandles(typedefs: TypedefDecl[], tables: DeclTables): string[] {
+  return typedefs
+    .filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'named' && /^(struct|union) /.test(td.type.to.name) && !tables.records.has(td.type.to.name))
+    .map((td) => td.name);
+}
+
+/** How macro evaluation classifies the type of a cast, from the module's typedefs and enums. */
+function macroContext(macros: MacroTable, tables: DeclTables) {
+  const { typedefs, enums } = tables;
   const resolvesToPointer = (name: string, depth = 0): boolean => {
     const td = typedefs.get(name);
     if (!td || depth > 10) return false;
@@ -462,41 +575,35 @@ export function lowerModule(input: LowerInput): ModuleIR {
     if (td.type.kind === 'named') return td.type.name.startsWith('enum ') || isIntegral(td.type.name, depth + 1);
     return false;
   };
-  const ctx = {
+  return {
     table: macros,
     castKind: (t: string): 'pointer' | 'int' | undefined => (resolvesToPointer(t) ? 'pointer' : isIntegral(t) ? 'int' : undefined),
   };
+}
+
+/** Constants from macros with this module's prefixes (not aliases, not enum members). */
+function macroConstants(spec: ModuleSpec, ctx: EvalContext, enums: EnumDecl[]): Constant[] {
   const constants: Constant[] = [];
-  const enumMembers = new Set(irEnums.flatMap((e) => e.members.map((m) => m.name)));
-  for (const name of [...macros.objects.keys()].sort()) {
+  const enumMembers = new Set(enums.flatMap((e) => e.members.map((m) => m.name)));
+  for (const name of [...ctx.table.objects.keys()].sort()) {
     if (!spec.macroPrefixes.some((p) => name.startsWith(p)) || name.startsWith('__') || enumMembers.has(name)) continue;
-    if (resolveIdentifier(macros, name) !== undefined) continue; // aliases, not constants
+    if (resolveIdentifier(ctx.table, name) !== undefined) continue; // aliases, not constants
     const c = macroConstant(ctx, name);
     if (c) constants.push(c);
   }
-  let versionNumber: number;
+  return constants;
+}
+
+/** The headers' version: the module's version macro, else the CUDA release as CUDA_VERSION. */
+function headerVersion(input: LowerInput, ctx: EvalContext, constants: Constant[]): number {
+  const { spec } = input;
   if (spec.versionMacro) {
     const version = constants.find((c) => c.name === spec.versionMacro) ?? macroConstant(ctx, spec.versionMacro);
     if (!version) throw new Error(`${spec.versionMacro} not found: are these the ${spec.title} headers?`);
-    versionNumber = Number(version.value);
-  } else {
-    const [major, minor] = input.cudaVersion.split('.').map(Number);
-    versionNumber = major * 1000 + minor * 10;
+    return Number(version.value);
   }
-
-  return {
-    irVersion: 1,
-    module: spec.name,
-    cudaVersion: input.cudaVersion,
-    versionNumber,
-    functions,
-    enums: irEnums,
-    records: irRecords,
-    typedefs: irTypedefs,
-    opaque,
-    constants,
-    aliases: Object.fromEntries(Object.entries(aliases).sort(([a], [b]) => (a < b ? -1 : 1))),
-  };
+  const [major, minor] = input.cudaVersion.split('.').map(Number);
+  return major * 1000 + minor * 10;
 }
 
 /** Cue words a parameter's documentation may carry (a fixed vocabulary: the prose itself is dropped). */

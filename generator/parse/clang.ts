@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 
 export class GeneratorError extends Error {}
+/** A header a module needs is in none of the include folders: a module not named with --modules is skipped, not failed. */
+export class HeadersNotFoundError extends GeneratorError {}
 
 export function findClang(env: NodeJS.ProcessEnv = process.env): string {
   const candidates = [env.CLANG, 'clang', 'clang-21', 'clang-20', 'clang-19', 'clang-18', 'clang-17', 'clang-16', 'clang-15', 'clang-14'].filter(

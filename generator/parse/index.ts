@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ModuleIR } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 import { lowerModule } from './ast';
-import { clangAst, clangLayouts, clangMacros, GeneratorError, type ClangJob } from './clang';
+import { clangAst, clangLayouts, clangMacros, GeneratorError, HeadersNotFoundError, type ClangJob } from './clang';
 import { parseRecordLayouts } from './layout';
 import { evaluateMacro, parseMacroDefinitions } from './macros';
 
@@ -32,7 +32,7 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
       continue;
     }
     const hint = spec.includeHint ? ` (${spec.includeHint})` : '';
-    throw new GeneratorError(`header ${h} for module ${spec.name} not found in ${opts.includeDirs.join(', ')}${hint}`);
+    throw new HeadersNotFoundError(`header ${h} for module ${spec.name} not found in ${opts.includeDirs.join(', ')}${hint}`);
   }
   if (missingOptional.length) {
     opts.warn?.(`warning: ${spec.name}: ${missingOptional.join(', ')} not found (pip wheels do not ship it): its functions are left out`);
@@ -43,7 +43,7 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
   const procTables = (spec.procTables ?? []).filter((h) => locateHeader(opts.includeDirs, h));
   if (spec.procTables?.length && procTables.length === 0) {
     // Without them every function would be asked of cuGetProcAddress at the wrong ABI version.
-    throw new GeneratorError(`module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`);
+    throw new HeadersNotFoundError(`module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`);
   }
   const ast = clangAst({ ...job, includes: [...job.includes, ...procTables] });
   const macros = parseMacroDefinitions(clangMacros(job));

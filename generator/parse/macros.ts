@@ -77,38 +77,73 @@ export function evaluateMacro(ctx: EvalContext, name: string, seen = new Set<str
   const toks = tokenizeExpr(body);
   if (!toks || toks.length === 0) return undefined;
   seen.add(name);
-  let i = 0;
-  const peek = () => toks[i];
-  const fail = (): never => {
-    throw new Error('not constant');
-  };
-  const asInt = (v: Value): bigint => (v.kind === 'float' ? fail() : v.int!);
-  const primary = (): Value => {
-    const t = toks[i++];
+  try {
+    const parser = new ConstantParser(ctx, toks, seen);
+    const v = parser.expr();
+    return parser.done() ? v : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    seen.delete(name);
+  }
+}
+
+const IDENT = /^[A-Za-z_]\w*$/;
+/** Binary operators by precedence, loosest first: C's, as far as constant macros use them. */
+const LEVELS = [['|'], ['^'], ['&'], ['<<', '>>'], ['+', '-'], ['*', '/']];
+
+/** A recursive-descent evaluator of one macro body's tokens; throws on anything not constant. */
+class ConstantParser {
+  private i = 0;
+  constructor(
+    private readonly ctx: EvalContext,
+    private readonly toks: string[],
+    private readonly seen: Set<string>,
+  ) {}
+
+  done(): boolean {
+    return this.i === this.toks.length;
+  }
+
+  expr(level = 0): Value {
+    if (level === LEVELS.length) return this.unary();
+    const ops = LEVELS[level];
+    let left = this.expr(level + 1);
+    while (ops.includes(this.peek() ?? '')) {
+      const op = this.toks[this.i++];
+      const a = asInt(left);
+      const b = asInt(this.expr(level + 1));
+      const r =
+        op === '*' ? a * b : op === '/' ? a / b : op === '+' ? a + b : op === '-' ? a - b : op === '<<' ? a << b : op === '>>' ? a >> b : op === '&' ? a & b : op === '^' ? a ^ b : a | b;
+      left = { kind: 'int', int: r };
+    }
+    return left;
+  }
+
+  private peek(): string | undefined {
+    return this.toks[this.i];
+  }
+
+  private unary(): Value {
+    const t = this.peek();
+    if (t === '-' || t === '+' || t === '~' || t === '!') {
+      this.i++;
+      const v = this.unary();
+      if (v.kind === 'float') return t === '-' ? { kind: 'float', float: -v.float! } : t === '+' ? v : fail();
+      const n = asInt(v);
+      return { kind: 'int', int: t === '-' ? -n : t === '+' ? n : t === '~' ? ~n : n === 0n ? 1n : 0n };
+    }
+    return this.primary();
+  }
+
+  private primary(): Value {
+    const t = this.toks[this.i++];
     if (t === undefined) fail();
     if (t === '(') {
-      // a cast `(TYPE)` or `(TYPE *)`, or a parenthesised expression
-      if (/^[A-Za-z_]\w*$/.test(peek() ?? '') && !ctx.table.objects.has(peek()!)) {
-        let j = i;
-        const words: string[] = [];
-        while (/^[A-Za-z_]\w*$/.test(toks[j] ?? '')) words.push(toks[j++]);
-        let stars = 0;
-        while (toks[j] === '*') {
-          stars++;
-          j++;
-        }
-        if (toks[j] === ')' && words.length) {
-          i = j + 1;
-          const typeName = words.join(' ') + (stars ? ' ' + '*'.repeat(stars) : '');
-          const inner = unary();
-          const kind = stars > 0 ? 'pointer' : ctx.castKind(words.join(' '));
-          if (kind === undefined) fail();
-          if (kind === 'pointer') return { kind: 'pointer', int: BigInt.asUintN(64, asInt(inner)), type: typeName };
-          return inner.kind === 'float' ? inner : { kind: 'int', int: asInt(inner) };
-        }
-      }
-      const v = expr();
-      if (toks[i++] !== ')') fail();
+      const cast = this.cast();
+      if (cast) return cast;
+      const v = this.expr();
+      if (this.toks[this.i++] !== ')') fail();
       return v;
     }
     if (/^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$/.test(t) && !/[.eE]/.test(t.replace(/^0[xX][0-9a-fA-F]+/, ''))) {
@@ -116,51 +151,39 @@ export function evaluateMacro(ctx: EvalContext, name: string, seen = new Set<str
       return { kind: 'int', int: /^0\d/.test(digits) ? BigInt('0o' + digits.slice(1)) : BigInt(digits) };
     }
     if (/^[\d.]/.test(t)) return { kind: 'float', float: Number(t.replace(/[fFlL]$/, '')) };
-    if (/^[A-Za-z_]\w*$/.test(t)) {
-      const v = evaluateMacro(ctx, t, seen);
-      if (!v) fail();
-      return v!;
-    }
+    if (IDENT.test(t)) return evaluateMacro(this.ctx, t, this.seen) ?? fail();
     return fail();
-  };
-  const unary = (): Value => {
-    const t = peek();
-    if (t === '-' || t === '+' || t === '~' || t === '!') {
-      i++;
-      const v = unary();
-      if (v.kind === 'float') return t === '-' ? { kind: 'float', float: -v.float! } : t === '+' ? v : fail();
-      const n = asInt(v);
-      return { kind: 'int', int: t === '-' ? -n : t === '+' ? n : t === '~' ? ~n : n === 0n ? 1n : 0n };
-    }
-    return primary();
-  };
-  const binary = (ops: string[], nextLevel: () => Value) => (): Value => {
-    let left = nextLevel();
-    while (ops.includes(peek() ?? '')) {
-      const op = toks[i++];
-      const a = asInt(left);
-      const b = asInt(nextLevel());
-      const r =
-        op === '*' ? a * b : op === '/' ? a / b : op === '+' ? a + b : op === '-' ? a - b : op === '<<' ? a << b : op === '>>' ? a >> b : op === '&' ? a & b : op === '^' ? a ^ b : a | b;
-      left = { kind: 'int', int: r };
-    }
-    return left;
-  };
-  const mul = binary(['*', '/'], unary);
-  const add = binary(['+', '-'], mul);
-  const shift = binary(['<<', '>>'], add);
-  const and = binary(['&'], shift);
-  const xor = binary(['^'], and);
-  const expr = binary(['|'], xor);
-  try {
-    const v = expr();
-    if (i !== toks.length) return undefined;
-    return v;
-  } catch {
-    return undefined;
-  } finally {
-    seen.delete(name);
   }
+
+  /** After `(`: a cast `(TYPE)` or `(TYPE *)` and its operand, or undefined (a parenthesised expression). */
+  private cast(): Value | undefined {
+    const { toks } = this;
+    if (!IDENT.test(this.peek() ?? '') || this.ctx.table.objects.has(this.peek()!)) return undefined;
+    let j = this.i;
+    const words: string[] = [];
+    while (IDENT.test(toks[j] ?? '')) words.push(toks[j++]);
+    let stars = 0;
+    while (toks[j] === '*') {
+      stars++;
+      j++;
+    }
+    if (toks[j] !== ')' || !words.length) return undefined;
+    this.i = j + 1;
+    const typeName = words.join(' ') + (stars ? ' ' + '*'.repeat(stars) : '');
+    const inner = this.unary();
+    const kind = stars > 0 ? 'pointer' : this.ctx.castKind(words.join(' '));
+    if (kind === undefined) fail();
+    if (kind === 'pointer') return { kind: 'pointer', int: BigInt.asUintN(64, asInt(inner)), type: typeName };
+    return inner.kind === 'float' ? inner : { kind: 'int', int: asInt(inner) };
+  }
+}
+
+function fail(): never {
+  throw new Error('not constant');
+}
+
+function asInt(v: Value): bigint {
+  return v.kind === 'float' ? fail() : v.int!;
 }
 
 export function macroConstant(ctx: EvalContext, name: string): Constant | undefined {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ModuleIR } from '../ir/schema';
 import { parseIR } from '../ir/store';
 import { findModule } from '../modules';
-import { TypeModel } from '../emit/model';
+import { TypeModel } from '../model';
 import type { Elem, FunctionSem, ModuleOverrides, ParamSem, Sem } from './model';
 import { overridesFor } from './overrides';
 import { resolveFunction } from './resolve';

@@ -3,8 +3,8 @@
 // then C semantics (const, pointer depth, what the pointer points to). Names are used only to pair an
 // array with the parameter that counts it (`numDependencies` ↔ `dependencies`), never for direction.
 import type { FunctionDecl, Param } from '../ir/schema';
-import { isConstCharPointer, type Kind, type TypeModel } from '../emit/model';
-import type { Elem, FunctionSem, ModuleOverrides, ParamSem, Sem } from './model';
+import { isConstCharPointer, type Kind, type TypeModel } from '../model';
+import type { Elem, FunctionSem, ModuleOverrides, Override, ParamSem, Sem } from './model';
 
 /** Integer out-parameter names in the math libraries, where a non-const `int *` is otherwise data. */
 const SCALAR_OUT = /^(p?[Ll]work|[Ll]work\w*|\w*[Ss]ize(InBytes)?|\w*[Vv]ersion|\w*[Cc]ount|value|mode|major|minor|patch|plan|[Ll]evel|seed|rank|nranks|n[Rr]anks|handle|[Pp]ointerMode|[Aa]tomicsMode|[Mm]athMode|algo|[Ss]tream[Ii]d|[Pp]roperty|[Nn]um\w*)$/;
@@ -63,14 +63,48 @@ export function structVersion(kind: Kind): number | undefined {
   return (kind.decl.size | (Number(m[1]) << 24)) >>> 0;
 }
 
-interface Ctx {
+/** The function being resolved: its parameters' kinds, and the pairings found before any role. */
+interface FunctionFacts {
   model: TypeModel;
   fn: FunctionDecl;
   kinds: Kind[];
 }
 
+interface Ctx extends FunctionFacts {
+  /** Math-library data pointers (`spec.dataPointers`): host or device memory, never copied arrays. */
+  dataPointers: boolean;
+  /** Array parameter → the parameter counting it. */
+  countOf: Map<string, string>;
+  /** Count parameter → the arrays it counts, and whether the call fills one: resolved once the arrays are known. */
+  arraysOfCount: Map<string, { names: string[]; out: boolean }>;
+  /** In/out length pointer → the text buffer it sizes. */
+  textCapacities: Map<string, string>;
+}
+
+type PointerKind = Extract<Kind, { k: 'pointer' }>;
+type Source = ParamSem['source'];
+interface Resolved {
+  sem: Sem;
+  source: Source;
+}
+const resolved = (sem: Sem, source: Source): Resolved => ({ sem, source });
+
+/** What a parameter's header documentation says of its direction, and whether it is optional. */
+interface DocFacts {
+  dir?: 'in' | 'out' | 'inout';
+  /** The source of a role the direction decided: the documentation when it gave one. */
+  src: Source;
+  optional: boolean;
+}
+
+function docFacts(p: Param): DocFacts {
+  const doc = p.doc;
+  const dir = doc?.dir ?? (doc?.cues.includes('inout') ? 'inout' : doc?.cues.includes('input') ? 'in' : doc?.cues.includes('returns') ? 'out' : undefined);
+  return { dir, src: dir ? 'doc' : 'c', optional: !!doc?.cues.includes('optional') };
+}
+
 /** Pointer parameters that are arrays, grouped with the parameter that counts them. */
-function pairArrays(c: Ctx): Map<string, string> {
+function pairArrays(c: FunctionFacts): Map<string, string> {
   const { fn, kinds } = c;
   const countOf = new Map<string, string>(); // array name → count name
   const isIntLike = (k: Kind) => k.k === 'int' && !k.isChar;
@@ -100,154 +134,167 @@ function pairArrays(c: Ctx): Map<string, string> {
   return countOf;
 }
 
-function sizeParam(c: Ctx, except: string): string | undefined {
+function sizeParam(c: FunctionFacts, except: string): string | undefined {
   const cands = c.fn.params.filter((q, i) => q.name !== except && c.kinds[i].k === 'int' && SIZE_NAMES.test(q.name));
   return cands.length === 1 ? cands[0].name : undefined;
 }
 
-/** The semantics of every parameter of `fn`. */
-export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: ModuleOverrides): FunctionSem {
-  const kinds = fn.params.map((p) => model.kind(p.type));
-  const c: Ctx = { model, fn, kinds };
-  const dataPointers = !!model.spec.dataPointers;
-  const countOf = pairArrays(c);
-  const result: ParamSem[] = [];
-  // capacity/count pointers and value counts, filled once their arrays are known
-  const arraysOfCount = new Map<string, { names: string[]; out: boolean }>();
-  const textCapacities = new Map<string, string>(); // length pointer → its text buffer
+/** The override's role; a record's name comes from the C type (it differs between releases). */
+function fromOverride(p: Param, kind: Kind, o: Override): ParamSem {
+  let sem = o.sem;
+  const pointee = kind.k === 'pointer' ? kind.toKind : undefined;
+  if (pointee?.k === 'record') {
+    if ('record' in sem) sem = { ...sem, record: pointee.ts } as Sem;
+    if ('elem' in sem && sem.elem.t === 'record') sem = { ...sem, elem: { ...sem.elem, name: pointee.ts, size: pointee.decl.size } } as Sem;
+  }
+  return { name: p.name, sem, source: 'override', reason: o.reason };
+}
 
-  fn.params.forEach((p, i) => {
-    const kind = kinds[i];
-    const key = `${fn.name}.${p.name}`;
-    const o = overrides.params[key] ?? (kind.k === 'pointer' ? overrides.params[`*.${p.name}`] : undefined);
-    if (o) {
-      // the override gives the role; a record's name comes from the C type (it differs between releases)
-      let sem = o.sem;
-      const pointee = kind.k === 'pointer' ? kind.toKind : undefined;
-      if (pointee?.k === 'record') {
-        if ('record' in sem) sem = { ...sem, record: pointee.ts } as Sem;
-        if ('elem' in sem && sem.elem.t === 'record') sem = { ...sem, elem: { ...sem.elem, name: pointee.ts, size: pointee.decl.size } } as Sem;
-      }
-      result.push({ name: p.name, sem, source: 'override', reason: o.reason });
-      return;
-    }
-    const push = (sem: Sem, source: ParamSem['source']) => result.push({ name: p.name, sem, source });
-    const doc = p.doc;
-    const docDir = doc?.dir ?? (doc?.cues.includes('inout') ? 'inout' : doc?.cues.includes('input') ? 'in' : doc?.cues.includes('returns') ? 'out' : undefined);
-    const src: ParamSem['source'] = docDir ? 'doc' : 'c';
-    const optional = !!doc?.cues.includes('optional');
+/** A parameter that is not a pointer: passed by value. */
+function valueSem(c: Ctx, p: Param, kind: Kind): Resolved {
+  if (kind.k === 'record') return resolved({ role: 'recordValue', record: kind.ts }, 'c');
+  if (kind.k === 'funcptr') return resolved({ role: 'callback', nullable: true }, 'c');
+  if (kind.k === 'array') return resolved({ role: 'pointer', nullable: true }, 'c');
+  return resolved({ role: 'value', elem: elemOf(c.model, kind, p.type)! }, 'c');
+}
 
-    if (kind.k !== 'pointer') {
-      if (kind.k === 'record') return push({ role: 'recordValue', record: kind.ts }, 'c');
-      if (kind.k === 'funcptr') return push({ role: 'callback', nullable: true }, 'c');
-      if (kind.k === 'array') return push({ role: 'pointer', nullable: true }, 'c');
-      return push({ role: 'value', elem: elemOf(model, kind, p.type)! }, 'c');
-    }
-    if (isConstCharPointer(kind)) {
-      // `const char *code, size_t size`: bytes with a length (PTX, a fatbin), not a NUL-terminated string
-      const next = fn.params[i + 1];
-      if (next && next.name === sizeParam(c, p.name)) return push({ role: 'pointer', nullable: false, size: next.name }, 'c');
-      return push({ role: 'string', nullable: optional }, optional ? 'doc' : 'c');
-    }
-    const target = kind.toKind;
-    const arrayCount = countOf.get(p.name);
-    const elem = elemOf(model, target, kind.to);
+/** `const char *`: a string, unless a size follows it. */
+function constCharSem(c: Ctx, p: Param, i: number, d: DocFacts): Resolved {
+  // `const char *code, size_t size`: bytes with a length (PTX, a fatbin), not a NUL-terminated string
+  const next = c.fn.params[i + 1];
+  if (next && next.name === sizeParam(c, p.name)) return resolved({ role: 'pointer', nullable: false, size: next.name }, 'c');
+  return resolved({ role: 'string', nullable: d.optional }, d.optional ? 'doc' : 'c');
+}
 
-    // an array counted by another parameter
-    if (arrayCount && elem) {
-      const qi = fn.params.findIndex((q) => q.name === arrayCount);
-      const countIsPointer = kinds[qi].k === 'pointer';
-      const input = kind.constTarget || docDir === 'in' || (!docDir && !doc?.cues.includes('returns') && !countIsPointer && !dataPointers);
-      if (dataPointers && (elem.t !== 'record' || !kind.constTarget) && elem.t !== 'cstring') return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-      const entry = arraysOfCount.get(arrayCount) ?? { names: [], out: false };
-      entry.names.push(p.name);
-      arraysOfCount.set(arrayCount, entry);
-      if (input && !countIsPointer) return push({ role: 'inArray', elem, count: arrayCount, nullable: optional }, kind.constTarget ? 'c' : src);
-      if (countIsPointer) {
-        entry.out = true;
-        return push({ role: 'capacityArray', elem, count: arrayCount }, src);
-      }
-      entry.out = true;
-      return push({ role: 'outArray', elem, count: arrayCount }, src);
-    }
+/** An array counted by another parameter: in, filled up to a capacity, or filled to a count given. */
+function countedArraySem(c: Ctx, p: Param, kind: PointerKind, elem: Elem, arrayCount: string, d: DocFacts): Resolved {
+  const qi = c.fn.params.findIndex((q) => q.name === arrayCount);
+  const countIsPointer = c.kinds[qi].k === 'pointer';
+  const input = kind.constTarget || d.dir === 'in' || (!d.dir && !p.doc?.cues.includes('returns') && !countIsPointer && !c.dataPointers);
+  if (c.dataPointers && (elem.t !== 'record' || !kind.constTarget) && elem.t !== 'cstring') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  const entry = c.arraysOfCount.get(arrayCount) ?? { names: [], out: false };
+  entry.names.push(p.name);
+  c.arraysOfCount.set(arrayCount, entry);
+  if (input && !countIsPointer) return resolved({ role: 'inArray', elem, count: arrayCount, nullable: d.optional }, kind.constTarget ? 'c' : d.src);
+  entry.out = true;
+  if (countIsPointer) return resolved({ role: 'capacityArray', elem, count: arrayCount }, d.src);
+  return resolved({ role: 'outArray', elem, count: arrayCount }, d.src);
+}
 
-    if (kind.constTarget || docDir === 'in') {
-      // math libraries: `const float *alpha` may be host or device memory (pointer mode): an address
-      // or a typed array, never copied from a JS array
-      if (dataPointers && !(target.k === 'pointer' && isConstCharPointer(target))) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-      if (target.k === 'void') return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-      if (target.k === 'record') {
-        const v = structVersion(target);
-        if (v !== undefined && !kind.constTarget) return push({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
-        return push({ role: 'inRecord', record: target.ts, nullable: optional }, kind.constTarget ? 'c' : src);
-      }
-      if (elem && target.k !== 'pointer' && target.k !== 'funcptr') return push({ role: 'inArray', elem, nullable: true }, kind.constTarget ? 'c' : src);
-      if (target.k === 'pointer' && isConstCharPointer(target)) return push({ role: 'inArray', elem: { t: 'cstring' }, nullable: true }, 'c');
-      return push({ role: 'pointer', nullable: true }, 'c');
-    }
+/** A pointer the call reads: const, or documented [in]. */
+function inPointerSem(c: Ctx, p: Param, kind: PointerKind, elem: Elem | undefined, d: DocFacts): Resolved {
+  const target = kind.toKind;
+  // math libraries: `const float *alpha` may be host or device memory (pointer mode): an address
+  // or a typed array, never copied from a JS array
+  if (c.dataPointers && !(target.k === 'pointer' && isConstCharPointer(target))) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (target.k === 'void') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (target.k === 'record') {
+    const v = structVersion(target);
+    if (v !== undefined && !kind.constTarget) return resolved({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
+    return resolved({ role: 'inRecord', record: target.ts, nullable: d.optional }, kind.constTarget ? 'c' : d.src);
+  }
+  if (elem && target.k !== 'pointer' && target.k !== 'funcptr') return resolved({ role: 'inArray', elem, nullable: true }, kind.constTarget ? 'c' : d.src);
+  if (target.k === 'pointer' && isConstCharPointer(target)) return resolved({ role: 'inArray', elem: { t: 'cstring' }, nullable: true }, 'c');
+  return resolved({ role: 'pointer', nullable: true }, 'c');
+}
 
-    // non-const pointers
-    if (target.k === 'void') return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-    if (target.k === 'int' && target.isChar) {
-      const next = fn.params[i + 1];
-      const lengthLike = (q?: Param) => q && /^(len|length|size|bufferSize|maxLen|bufSize|nameLength|buffer_size|length_?\w*)$/i.test(q.name);
-      const lenParam = [next, fn.params[i - 1]].find((q) => lengthLike(q) && model.kind(q!.type).k === 'int');
-      if (lenParam) return push({ role: 'outText', length: lenParam.name }, 'c');
-      // `char *buf, size_t *size`: the size is a capacity in and a length out
-      const capParam = [next, fn.params[i - 1]].find((q) => {
-        const k = q && model.kind(q.type);
-        return lengthLike(q) && k && k.k === 'pointer' && !k.constTarget && k.toKind.k === 'int';
-      });
-      if (capParam) {
-        textCapacities.set(capParam.name, p.name);
-        return push({ role: 'outText', length: capParam.name, capacity: 4096 }, 'c');
-      }
-      return push({ role: 'pointer', nullable: true }, 'c');
-    }
-    if (docDir === 'inout') {
-      if (target.k === 'record') return push({ role: 'inoutRecord', record: target.ts, version: structVersion(target) }, src);
-      if (elem && elem.t !== 'record' && elem.t !== 'address') return push({ role: 'inout', elem }, src);
-    }
-    if (target.k === 'record') {
-      const v = structVersion(target);
-      if (v !== undefined) return push({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
-      if (dataPointers && docDir !== 'out') return push({ role: 'pointer', nullable: true }, 'c');
-      if (isPlural(p.name) || doc?.cues.includes('array')) return push({ role: 'pointer', nullable: true }, 'c');
-      return push({ role: 'outRecord', record: target.ts }, src);
-    }
-    if (target.k === 'funcptr') return push({ role: 'out', elem: { t: 'address' } }, 'c');
-    if (target.k === 'pointer') {
-      if (isConstCharPointer(target)) return push({ role: 'out', elem: { t: 'cstring' } }, 'c');
-      if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array')) return push({ role: 'out', elem: { t: 'address' } }, 'c');
-      return push({ role: 'pointer', nullable: true }, 'c');
-    }
-    if (!elem || target.k === 'array') return push({ role: 'pointer', nullable: true }, 'c');
-    if (docDir === 'out' && !doc?.cues.includes('array')) return push({ role: 'out', elem }, src);
-    // `uint8_t *` is a byte buffer the caller provides, not one byte returned
-    if (target.k === 'int' && target.bytes === 1) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-    // an array of unknown length stays a pointer the caller provides: never a one-element scratch slot
-    if (isPlural(p.name) || doc?.cues.includes('array')) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
-    if (dataPointers && docDir !== 'out') {
-      const scalarOut = target.k === 'handle' || target.k === 'enum' || (target.k === 'int' && (target.isSize || SCALAR_OUT.test(p.name)));
-      if (!scalarOut) return push({ role: 'pointer', nullable: true }, 'c');
-    }
-    return push({ role: 'out', elem }, src);
+/** A non-const `char *`: a text buffer the call fills, sized by a length beside it. */
+function charBufferSem(c: Ctx, p: Param, i: number): Resolved {
+  const { model, fn } = c;
+  const next = fn.params[i + 1];
+  const lengthLike = (q?: Param) => q && /^(len|length|size|bufferSize|maxLen|bufSize|nameLength|buffer_size|length_?\w*)$/i.test(q.name);
+  const lenParam = [next, fn.params[i - 1]].find((q) => lengthLike(q) && model.kind(q!.type).k === 'int');
+  if (lenParam) return resolved({ role: 'outText', length: lenParam.name }, 'c');
+  // `char *buf, size_t *size`: the size is a capacity in and a length out
+  const capParam = [next, fn.params[i - 1]].find((q) => {
+    const k = q && model.kind(q.type);
+    return lengthLike(q) && k && k.k === 'pointer' && !k.constTarget && k.toKind.k === 'int';
   });
+  if (capParam) {
+    c.textCapacities.set(capParam.name, p.name);
+    return resolved({ role: 'outText', length: capParam.name, capacity: 4096 }, 'c');
+  }
+  return resolved({ role: 'pointer', nullable: true }, 'c');
+}
 
-  // counts: derived from their input arrays, or a capacity when the arrays are filled by the call
-  for (const [count, text] of textCapacities) {
+/** A non-const pointer: an output, an in/out value or record, or memory the caller provides. */
+function outPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Elem | undefined, d: DocFacts): Resolved {
+  const target = kind.toKind;
+  const doc = p.doc;
+  if (target.k === 'void') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (target.k === 'int' && target.isChar) return charBufferSem(c, p, i);
+  if (d.dir === 'inout') {
+    if (target.k === 'record') return resolved({ role: 'inoutRecord', record: target.ts, version: structVersion(target) }, d.src);
+    if (elem && elem.t !== 'record' && elem.t !== 'address') return resolved({ role: 'inout', elem }, d.src);
+  }
+  if (target.k === 'record') {
+    const v = structVersion(target);
+    if (v !== undefined) return resolved({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
+    if (c.dataPointers && d.dir !== 'out') return resolved({ role: 'pointer', nullable: true }, 'c');
+    if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true }, 'c');
+    return resolved({ role: 'outRecord', record: target.ts }, d.src);
+  }
+  if (target.k === 'funcptr') return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
+  if (target.k === 'pointer') {
+    if (isConstCharPointer(target)) return resolved({ role: 'out', elem: { t: 'cstring' } }, 'c');
+    if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array')) return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
+    return resolved({ role: 'pointer', nullable: true }, 'c');
+  }
+  if (!elem || target.k === 'array') return resolved({ role: 'pointer', nullable: true }, 'c');
+  if (d.dir === 'out' && !doc?.cues.includes('array')) return resolved({ role: 'out', elem }, d.src);
+  // `uint8_t *` is a byte buffer the caller provides, not one byte returned
+  if (target.k === 'int' && target.bytes === 1) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  // an array of unknown length stays a pointer the caller provides: never a one-element scratch slot
+  if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (c.dataPointers && d.dir !== 'out') {
+    const scalarOut = target.k === 'handle' || target.k === 'enum' || (target.k === 'int' && (target.isSize || SCALAR_OUT.test(p.name)));
+    if (!scalarOut) return resolved({ role: 'pointer', nullable: true }, 'c');
+  }
+  return resolved({ role: 'out', elem }, d.src);
+}
+
+/** The role of parameter `i` from the documentation and the C types (no override). */
+function resolveParam(c: Ctx, p: Param, i: number): Resolved {
+  const kind = c.kinds[i];
+  if (kind.k !== 'pointer') return valueSem(c, p, kind);
+  const d = docFacts(p);
+  if (isConstCharPointer(kind)) return constCharSem(c, p, i, d);
+  const arrayCount = c.countOf.get(p.name);
+  const elem = elemOf(c.model, kind.toKind, kind.to);
+  if (arrayCount && elem) return countedArraySem(c, p, kind, elem, arrayCount, d);
+  if (kind.constTarget || d.dir === 'in') return inPointerSem(c, p, kind, elem, d);
+  return outPointerSem(c, p, i, kind, elem, d);
+}
+
+/** Counts: derived from their input arrays, or a capacity when the arrays are filled by the call. */
+function resolveCounts(c: Ctx, result: ParamSem[]): void {
+  for (const [count, text] of c.textCapacities) {
     const at = result.findIndex((r) => r.name === count);
     if (result[at].source !== 'override') result[at] = { name: count, sem: { role: 'capacity', of: [text], elem: { t: 'int', bits: 64, signed: false, size: true } }, source: 'c' };
   }
-  for (const [count, { names, out }] of arraysOfCount) {
+  for (const [count, { names, out }] of c.arraysOfCount) {
     const at = result.findIndex((r) => r.name === count);
     if (result[at].source === 'override') continue;
-    const qi = fn.params.findIndex((q) => q.name === count);
-    const k = kinds[qi];
-    const countElem = elemOf(model, k.k === 'pointer' ? k.toKind : k)!;
+    const qi = c.fn.params.findIndex((q) => q.name === count);
+    const k = c.kinds[qi];
+    const countElem = elemOf(c.model, k.k === 'pointer' ? k.toKind : k)!;
     if (k.k === 'pointer') result[at] = { name: count, sem: { role: 'capacity', of: names, elem: countElem }, source: 'c' };
     else if (!out) result[at] = { name: count, sem: { role: 'count', of: names }, source: 'c' };
     // a value count of an out array stays an input: the caller says how many elements to fill
   }
+}
+
+/** The semantics of every parameter of `fn`. */
+export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: ModuleOverrides): FunctionSem {
+  const facts: FunctionFacts = { model, fn, kinds: fn.params.map((p) => model.kind(p.type)) };
+  const c: Ctx = { ...facts, dataPointers: !!model.spec.dataPointers, countOf: pairArrays(facts), arraysOfCount: new Map(), textCapacities: new Map() };
+  const result = fn.params.map((p, i): ParamSem => {
+    const kind = c.kinds[i];
+    const o = overrides.params[`${fn.name}.${p.name}`] ?? (kind.k === 'pointer' ? overrides.params[`*.${p.name}`] : undefined);
+    if (o) return fromOverride(p, kind, o);
+    const { sem, source } = resolveParam(c, p, i);
+    return { name: p.name, sem, source };
+  });
+  resolveCounts(c, result);
   return { name: fn.name, params: result };
 }

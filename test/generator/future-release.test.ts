@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { run } from '../../generator/cli';
 import type { ModuleIR } from '../../generator/ir/schema';
 import { readIR } from '../../generator/ir/store';
+import { supportSpecifier } from '../../generator/support-path';
 import { FUTURE, FUTURE_BINDING_LINE, HEADERS_13_0, makeFutureToolkit } from './future-release-fixture';
 
 const repo = join(__dirname, '..', '..');
@@ -82,21 +83,28 @@ test('anonymous records carry no trace of the toolkit path', () => {
 
 test('the --out tree imports the support package by name and type-checks by itself', () => {
   const raw = readFileSync(join(out, 'generated', '13.5', 'driver', 'raw.ts'), 'utf8');
-  expect(raw).not.toContain('support');
+  expect(raw).not.toContain(`'${supportSpecifier(0)}'`);
   const binding = readFileSync(join(out, 'generated', '13.5', 'driver', 'binding.ts'), 'utf8');
   expect(binding).toContain(`from '@cuda-ts/runtime-support'`);
   const pkg = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'));
   expect(Object.keys(pkg.dependencies).sort()).toEqual(['@cuda-ts/runtime-support', 'koffi']);
-  // what `npm install @cuda-ts/runtime-support koffi` would provide, mapped onto this checkout
+  // what its tsconfig needs to check: node's types and a TypeScript that knows `module: node20`
+  expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
+  const scaffolded = JSON.parse(readFileSync(join(out, 'tsconfig.json'), 'utf8'));
+  expect(scaffolded.compilerOptions).toMatchObject({ module: 'node20', moduleResolution: 'node16', types: ['node'] });
+  // what `npm install` would provide, mapped onto this checkout; the scaffolded tsconfig otherwise as is
+  // (no baseUrl: TypeScript 7 removed it, as it removed `moduleResolution: node10`)
   const config = join(out, 'tsconfig.check.json');
   const compilerOptions = {
     noEmit: true,
-    baseUrl: out,
     typeRoots: [join(repo, 'node_modules', '@types')],
     paths: { '@cuda-ts/runtime-support': [join(repo, 'support', 'index.ts')], koffi: [join(repo, 'node_modules', 'koffi')] },
   };
   writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, include: ['generated/13.5/driver'] }));
-  const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { encoding: 'utf8' });
-  expect(tsc.stdout + tsc.stderr).toBe('');
-  expect(tsc.status).toBe(0);
+  // TypeScript 5.9 (`typescript`) and 7 (`typescript7`, the native compiler)
+  for (const pkgName of ['typescript', 'typescript7']) {
+    const tsc = spawnSync(process.execPath, [join(repo, 'node_modules', pkgName, 'bin', 'tsc'), '-p', config], { encoding: 'utf8' });
+    expect({ compiler: pkgName, output: tsc.stdout + tsc.stderr }).toEqual({ compiler: pkgName, output: '' });
+    expect(tsc.status).toBe(0);
+  }
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import koffi from 'koffi';
 import { emitModule } from '../../generator/emit';
-import { TypeModel } from '../../generator/emit/model';
+import { TypeModel } from '../../generator/model';
 import { parseIR, serializeIR, storedReleases } from '../../generator/ir/store';
 import type { ModuleIR } from '../../generator/ir/schema';
 import type { ModuleSpec } from '../../generator/modules';

@@ -1,5 +1,6 @@
-// What each C type of a module is at run time: its koffi spelling, its TypeScript type, its size.
-// Built once per module from the IR; used by every emitter.
+// The type model: what each C type of a module is at run time (its koffi spelling, its TypeScript type,
+// its size). Built once per module from the IR; read by the semantics resolver and by every emitter, so
+// it sits between them: parse → ir → model → semantics → emit, and imports nothing of the later stages.
 import type { CType, EnumDecl, ModuleIR, RecordDecl } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 
@@ -174,7 +175,7 @@ export class TypeModel {
       case 'int':
         if (kind.bytes === 8 && !kind.isSize) return position === 'param' ? 'Int64' : 'number | bigint';
         if (kind.bytes === 8) return position === 'param' ? 'Int64' : 'number';
-        return t.kind === 'named' && this.typedefs.has(t.name) && isTsNamedScalar(t.name) ? t.name : 'number';
+        return 'number'; // integer typedefs read as plain `number`: simpler for users than aliases
       case 'float':
         return 'number';
       case 'enum':
@@ -194,10 +195,6 @@ export class TypeModel {
         return `${this.tsType(kind.ofType, position)}[]`;
     }
   }
-}
-
-function isTsNamedScalar(_name: string): boolean {
-  return false; // integer typedefs read as plain `number` in TS: simpler for users than aliases
 }
 
 export function isConstCharPointer(kind: Kind): boolean {
