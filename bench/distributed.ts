@@ -14,7 +14,7 @@ const OPS = 20;
 const PASSES = 5;
 
 async function rank(): Promise<void> {
-  const { Communicator, DeviceBuffer, Stream } = await import('../src');
+  const { Communicator, DeviceBuffer, Stream } = await import('../src/index.js');
   const comm = await Communicator.fromEnvironment();
   const stream = Stream.create({ context: comm.context });
   const buf = DeviceBuffer.alloc(BYTES, { context: comm.context });

@@ -14,9 +14,10 @@ import * as drv from '../src/driver';
 import { Binder } from '../support';
 import { Context } from '../src/context';
 import { Core } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory/buffers';
+import { DeviceBuffer } from '../src/memory/device-buffer';
 import { Module, Kernel } from '../src/module';
-import { LaunchConfig, launch } from '../src/launch';
+import { LaunchConfig } from '../src/launch-config';
+import { launch } from '../src/launch';
 import { Stream } from '../src/stream';
 
 function fake<T extends object>(proto: T, fields: Record<string, unknown>): T {

@@ -6,8 +6,12 @@ import { ContextUnusableError, STICKY_ERRORS } from './driver';
 import type { CudaError } from '../support';
 import { Resource, assertMayBlock } from './lifecycle';
 import { dropContextCache } from './memory/allocator';
+import { describe } from './describe';
+import { OBJECTS_ERROR, ObjectsError } from './errors';
 
 export { ContextUnusableError, STICKY_ERRORS };
+// Re-exported: many modules import describe with Context (it lives in a leaf so that allocator.ts need not).
+export { describe };
 
 let initialised = false;
 /** cuInit(0), once. */
@@ -96,7 +100,7 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     let params: Uint8Array | null = null;
     let affinity: Uint8Array | undefined;
     if (sm !== undefined) {
-      if (!Context.executionAffinitySupported(ordinal)) throw new Error(`Context.create: device ${ordinal} does not support execution affinity by SM count here (it needs MPS); use a GreenContext to partition SMs`);
+      if (!Context.executionAffinitySupported(ordinal)) throw new ObjectsError('Context.create', OBJECTS_ERROR.unavailable, `device ${ordinal} does not support execution affinity by SM count here (it needs MPS); use a GreenContext to partition SMs`);
       affinity = new Uint8Array(8); // CUexecAffinityParam { type, param.smCount.val }
       const a = new DataView(affinity.buffer);
       a.setInt32(0, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT, true);
@@ -226,13 +230,4 @@ export function contextOf(ctx: unknown, where = 'context'): Context {
   if (ctx === undefined) return Context.current();
   if (!(ctx instanceof Context)) throw new TypeError(`${where} must be a Context, got ${describe(ctx)}`);
   return ctx;
-}
-
-/** A short description of a bad argument for error messages. */
-export function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
-  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  if (typeof v === 'function') return 'a function';
-  return `${typeof v} ${String(v)}`;
 }

@@ -102,13 +102,12 @@ export class Device {
   get properties(): DeviceProperties {
     if (this.cachedProperties !== undefined) return this.cachedProperties;
     const props: Record<string, number | undefined> = {};
-    const fn = drv.native('cuDeviceGetAttribute');
     const value = new Int32Array(1);
     // the table (140 attributes) loads on the first read of any device's properties, not at import
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { DEVICE_PROPERTY_TABLE } = require('./device-properties') as typeof import('./device-properties');
     for (const [name, attr, old] of DEVICE_PROPERTY_TABLE) {
-      const status = fn(value, attr, this.handle);
+      const status = drv.globalStatus('cuDeviceGetAttribute', value, attr, this.handle);
       if (status === 0) props[name] = value[0];
       else if (status === drv.CUresult.CUDA_ERROR_INVALID_VALUE && !old) props[name] = undefined; // a driver older than the attribute
       else throw drv.fail(undefined, 'cuDeviceGetAttribute', status);
@@ -133,7 +132,7 @@ export class Device {
   get luid(): { luid: string; deviceNodeMask: number } | undefined {
     const luid = new Uint8Array(8);
     const mask = new Uint32Array(1);
-    const status = drv.native('cuDeviceGetLuid')(luid, mask, this.handle);
+    const status = drv.globalStatus('cuDeviceGetLuid', luid, mask, this.handle);
     if (status !== 0) return undefined; // not supported on this platform (CUDA_ERROR_NOT_SUPPORTED / INVALID_VALUE)
     return { luid: Buffer.from(luid).toString('hex'), deviceNodeMask: mask[0] };
   }

@@ -1,38 +1,37 @@
-// The one door from the objects layer to the CUDA driver. It pins the release the objects layer is
-// written against (13.0) and owns, for every driver call made by src/:
-//   - resolving the C function (once, at the pinned release's ABI, through the generated binding table);
+// The one door from the objects layer to the CUDA driver. It binds the release the objects layer is
+// written against (named in src/releases.ts, with every other library's) and owns, for every driver
+// call made by src/:
+//   - resolving the C function (once, at that release's ABI, through the generated binding table);
 //   - binding the call's context to the calling thread (a real bind, or the cached binding with one
 //     retry after a real bind when the status says the cache was stale);
 //   - turning a failing status into a DriverError, and marking the context unusable when the status is
 //     a sticky device error: every call goes through `fail`, so no call site can forget it.
-// No other file of src/ imports the generated driver bindings (test/door.test.ts checks it); they get
-// types, enums and constants from here too.
-// DriverError and the binder from their own files: the typed layer's entry (hundreds of stubs) is not loaded
-import { DriverError } from '../generated/13.0/driver/typed/shared';
-import * as raw from '../generated/13.0/driver/raw';
-import { binder } from '../generated/13.0/driver/binding';
-import * as T from '../generated/13.0/driver/types';
+// Calls go through the helpers below (global, call, callHinted, callOnStream, query, release,
+// globalStatus). THE one exception is the hot path (kernel launch, stream-ordered alloc/free, stream
+// sync): it holds the C function from {@link native} and calls it under bindHinted/rebindIfStale,
+// passing a failure to {@link fail} itself, because a helper's rest arguments and closure cost more
+// than the call does there.
+// No other file of src/ takes the driver bindings from src/releases.ts (test/door.test.ts checks it);
+// they get types, enums and constants from here too.
+import { DriverError, driverBinder as binder, CUresult, DRIVER_RELEASE } from './releases';
 import { CudaError, type NativeFunction } from '../support';
+import { ClosedObjectError } from './errors';
 
-export * from '../generated/13.0/driver/types';
-export { DriverError };
-/** The raw driver layer at the pinned release, for the few objects (IPC, NCCL stream polls) that make
- *  C-exact calls and build their errors with {@link fail}. */
-export { raw };
-
-/** The CUDA release whose driver ABI the objects layer calls. */
-export const DRIVER_RELEASE = '13.0';
+// The driver's types, enums and constants at the bound release (src/releases.ts re-exports the
+// generated driver types module; the rest it names is for the door and for the other libraries' users).
+export * from './releases';
+export { DriverError, DRIVER_RELEASE };
 
 /** Status codes after which a context cannot be used again (the device state is corrupt). */
 export const STICKY_ERRORS: ReadonlySet<number> = new Set([
-  T.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
-  T.CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
-  T.CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
-  T.CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
-  T.CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
-  T.CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE,
-  T.CUresult.CUDA_ERROR_INVALID_PC,
-  T.CUresult.CUDA_ERROR_LAUNCH_FAILED,
+  CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
+  CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
+  CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
+  CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
+  CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
+  CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE,
+  CUresult.CUDA_ERROR_INVALID_PC,
+  CUresult.CUDA_ERROR_LAUNCH_FAILED,
 ]);
 
 /**
@@ -74,8 +73,11 @@ export interface Bindable {
 const functions = new Map<string, NativeFunction>();
 
 /**
- * The C function `name` at the pinned release (resolved on first use, then cached). Hot paths hold
- * it locally and call it under {@link hinted}; everything else uses {@link call} and friends.
+ * The C function `name` at the bound release (resolved on first use, then cached). THE hot-path
+ * exception to the door's helpers (see the top of this file): a launch, a stream-ordered alloc/free or
+ * a stream sync holds it locally, calls it under {@link bindHinted}/{@link rebindIfStale} (or
+ * {@link hinted}) and passes a failing status to {@link fail}. Everything else uses {@link call} and
+ * friends.
  */
 export function native(name: string): NativeFunction {
   let fn = functions.get(name);
@@ -185,9 +187,12 @@ export function setCurrentHandle(handle: number): void {
  */
 let lastBound: Bindable | undefined;
 
-/** Throws when `ctx` is destroyed or unusable. */
-export function usable(ctx: Bindable): void {
-  if (ctx.core.destroyed) throw new Error(`${ctx.core.kind} is closed`);
+/**
+ * Throws when `ctx` is destroyed (a ClosedObjectError naming `where`, the calling `Class.method`;
+ * default: read from the stack) or unusable (ContextUnusableError).
+ */
+export function usable(ctx: Bindable, where?: string): void {
+  if (ctx.core.destroyed) throw new ClosedObjectError(where, ctx.core.kind);
   if (ctx.unusable) throw new ContextUnusableError(ctx.unusable, ctx.device);
 }
 
@@ -213,10 +218,10 @@ export function forget(handle: number): void {
   if (lastBound?.handle === handle) lastBound = undefined;
 }
 
-const INVALID_CONTEXT: number = T.CUresult.CUDA_ERROR_INVALID_CONTEXT;
-const INVALID_HANDLE: number = T.CUresult.CUDA_ERROR_INVALID_HANDLE;
-const CONTEXT_IS_DESTROYED: number = T.CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;
-const NOT_READY: number = T.CUresult.CUDA_ERROR_NOT_READY;
+const INVALID_CONTEXT: number = CUresult.CUDA_ERROR_INVALID_CONTEXT;
+const INVALID_HANDLE: number = CUresult.CUDA_ERROR_INVALID_HANDLE;
+const CONTEXT_IS_DESTROYED: number = CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;
+const NOT_READY: number = CUresult.CUDA_ERROR_NOT_READY;
 
 function stale(status: number): boolean {
   return status === INVALID_CONTEXT || status === INVALID_HANDLE || status === CONTEXT_IS_DESTROYED;
@@ -230,6 +235,15 @@ function stale(status: number): boolean {
 export function global(func: string, ...args: unknown[]): void {
   const status = native(func)(...args);
   if (status !== 0) throw fail(undefined, func, status);
+}
+
+/**
+ * Calls `func` needing no context and returns its status, for callers to which some failures are an
+ * answer (an attribute this driver does not know, a LUID this platform has not): pass any other
+ * failure to {@link fail}.
+ */
+export function globalStatus(func: string, ...args: unknown[]): number {
+  return native(func)(...args);
 }
 
 /** Binds `ctx` for real and calls `func`; throws a DriverError (sticky errors mark `ctx`). */
@@ -317,14 +331,3 @@ export function bindForRelease(ctx: Bindable): boolean {
   return true;
 }
 
-/**
- * Runs a call made by another library on `ctx`'s behalf (the typed layer, NVRTC, …) and marks a
- * sticky error it throws. Returns what `body` returns.
- */
-export function guarded<R>(ctx: Bindable, body: () => R): R {
-  try {
-    return body();
-  } catch (e) {
-    throw mark(ctx, e);
-  }
-}

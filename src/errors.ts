@@ -16,6 +16,10 @@ export const OBJECTS_ERROR = {
   deferredFree: -7,
   callbackPending: -8,
   unavailable: -9,
+  /** A method called in the wrong state (before compile(), after complete(), …). */
+  state: -10,
+  /** What the objects layer was given or read is not what it expected (no CUBIN, no lowered name, …). */
+  missing: -11,
 } as const;
 
 /**
@@ -30,15 +34,67 @@ export class ObjectsError extends CudaError {
   }
 }
 
+/**
+ * The `Class.method` a message starts with (`TcpStore.connect: …`, `TcpStore.barrier("x"): …`), else
+ * `fallback`: for errors made from a message alone.
+ */
+export function whereOf(message: string, fallback: string): string {
+  return /^([A-Z][\w$]*(?:\.[\w$]+)?)[(:]/.exec(message)?.[1] ?? fallback;
+}
+
 /** A method of an object that was closed (or whose context was destroyed) was called. */
 export class ClosedObjectError extends ObjectsError {
   /** The kind of object (`Stream`, `DeviceBuffer`, `CUcontext`, …). */
   readonly kind: string;
-  /** `where` is the `Class.method` called; `kind` the closed object's kind. */
-  constructor(where: string, kind: string) {
-    super(where, OBJECTS_ERROR.closed, `the ${kind} is closed`);
+  /**
+   * `where` is the `Class.method` called (when not given: found on the stack, see {@link callerName},
+   * skipping frames of the methods named in `skip`); `kind` the closed object's kind.
+   */
+  constructor(where: string | undefined, kind: string, skip?: ReadonlySet<string>) {
+    const at = where ?? callerName(skip ?? CHECK_HELPERS, kind) ?? className(kind);
+    super(at, OBJECTS_ERROR.closed, `the ${kind} is closed`);
     this.kind = kind;
   }
+}
+
+/**
+ * Methods and functions of the objects layer that check on behalf of a public call (the door's
+ * helpers, closed-object and usability checks): {@link callerName} passes over their frames.
+ */
+export const CHECK_HELPERS: ReadonlySet<string> = new Set([
+  'assertOpen', 'assertUsable', 'check', 'throwDeferred', 'DeferredFreeError',
+  'usable', 'bind', 'bindHinted', 'rebindIfStale', 'hinted', 'call', 'callHinted', 'callOnStream', 'query', 'release', 'global',
+]);
+/** `DeviceBuffer` of the kind `DeviceBuffer (wrapped)`. */
+function className(kind: string): string {
+  return /^[\w$]+/.exec(kind)?.[0] ?? kind;
+}
+
+/**
+ * The `Class.method` (or function) that called into the objects layer, read from the stack, for the
+ * messages of errors whose throw site is a shared helper (a closed-object check, the door's bind):
+ * frames whose method is in `skip` (the helpers) are passed over. Runs on error paths only (reading a
+ * stack is costly). A getter's frame names no class: `kind`'s class name stands in. Undefined when no
+ * frame names one (top-level code).
+ */
+export function callerName(skip: ReadonlySet<string>, kind?: string): string | undefined {
+  const stack = new Error().stack;
+  if (typeof stack !== 'string') return undefined;
+  const lines = stack.split('\n');
+  for (let i = 2; i < lines.length; i++) { // 0: the message, 1: this function
+    const m = /^\s*at (?:async )?(?:new )?(.+?)(?: \[as [^\]]+\])? \(/.exec(lines[i]);
+    if (m === null) continue;
+    let name = m[1];
+    const getter = /^(?:([\w$.]+)\.)?[gs]et ([\w$]+)$/.exec(name);
+    if (getter) name = `${getter[1] ?? (kind === undefined ? '' : className(kind))}.${getter[2]}`.replace(/^\./, '');
+    if (name.startsWith('Object.')) name = name.slice(7);
+    if (name === 'ClosedObjectError' || name === 'ObjectsError') continue;
+    if (name.includes('<anonymous>')) return undefined; // top-level code called
+    const method = name.slice(name.lastIndexOf('.') + 1);
+    if (skip.has(method)) continue;
+    return name;
+  }
+  return undefined;
 }
 
 /**

@@ -1,10 +1,28 @@
 // Event: record on a stream, wait (blocking or awaited), time between two events; interprocess events
 // shared through a 64-byte IPC handle (cuIpcGetEventHandle / cuIpcOpenEventHandle).
 import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
+import { Context, contextOf } from './context';
+import { describe } from './describe';
+import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
-import { poll, toStream, type PollOptions, type StreamLike } from './stream';
+import { poll, type PollOptions } from './poll';
+import type { Stream, StreamLike } from './stream';
+
+/**
+ * The Stream for a stream argument: stream.ts's toStream, handed over by stream.ts when it loads (it
+ * imports this module, for Stream.record and Stream.wait, so this one cannot import it). Before that no
+ * Stream exists, and only undefined (the legacy default stream) resolves.
+ */
+let toStream = (s: unknown, _where: string): Stream | undefined => {
+  if (s === undefined) return undefined;
+  throw new ObjectsError('Event.record', OBJECTS_ERROR.unavailable, 'streams are not loaded (import Stream from cuda-ts)');
+};
+
+/** Called once by stream.ts with its toStream. @internal */
+export function useStreamResolver(resolve: (s: unknown, where: string) => Stream | undefined): void {
+  toStream = resolve;
+}
 
 const F = drv.CUevent_flags;
 

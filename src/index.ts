@@ -1,38 +1,30 @@
-// cuda-ts objects layer: Device, Context, Stream, Event, memory, Program, Linker, Module/Kernel,
-// launch, Graph, Profiler. Built on the typed driver/NVRTC/nvJitLink bindings; importing loads nothing.
-export { CudaError } from '../support';
-export { DriverError, DRIVER_RELEASE } from './driver';
-export { DeferredFreeError, HostCallbackPendingError, Resource } from './lifecycle';
+// cuda-ts objects layer, by concept. Built on the typed driver/NVRTC/nvJitLink/NCCL bindings; importing
+// loads nothing native (each library is loaded by its first use). Named re-exports only: the bundle
+// (scripts/bundle.ts) turns each into a require made on first read, so a program loads what it touches.
+
+// Devices and contexts
 export { Context, ContextUnusableError, STICKY_ERRORS, init } from './context';
-export { Device } from './device';
-export { Stream, cudaStream, streamHandle, type PollOptions, type StreamLike, type StreamOptions, type StreamProtocol, type WrapOptions } from './stream';
-export { Event, type EventOptions } from './event';
-export {
-  DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer,
-  type AllocOptions, type CopyOptions, type MemsetOptions, type HostData, type PinnedOptions, type PoolOptions, type TypedArrayConstructor,
-} from './memory/buffers';
-export { CachingAllocator, type AllocatorStats } from './memory/allocator';
-export { Module, Kernel, ModuleLoadError, type ModuleOptions } from './module';
-export { LaunchConfig, arg, launch, launchArgs, ArgPack, type ArgType, type Dim3, type LaunchConfigInit, type ScalarType, type StructType, type TypedArg } from './launch';
-export { Graph, GraphExec, type GraphNode } from './graph/graph';
-export { ProfilerScope, profile } from './profiler';
-export { Program, CompileError, compile, type CompileOptions, type ProgramOptions } from './program';
-export { Linker, LinkError, type LinkInput, type LinkerOptions } from './linker';
-export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
-export { Communicator, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions, type NcclDtype, type ReduceOp, type UniqueId, type ReduceOptions } from './distributed/communicator';
-// objects layer part 2 (issue 13): graph nodes, device properties, kernel attributes, typed launches, green contexts
-export { GraphConditional, type ConditionalNode, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions } from './graph/graph';
-export { type DeviceProperties } from './device';
-export { type KernelAttributes } from './module';
-export { type ArgValue, type DevicePointer, type KernelArgs } from './launch';
+export { Device, type DeviceProperties } from './device';
 export { GreenContext, SmResource, type GreenStreamOptions } from './green';
-// objects layer part 2 (issue 13): memory resources, wrapped pointers, batched copies, tensor maps, textures
+export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
+export { DRIVER_RELEASE } from './driver';
+export { Resource } from './lifecycle';
+
+// Streams and events
+export { Stream, cudaStream, streamHandle, type StreamLike, type StreamOptions, type StreamProtocol, type WrapOptions } from './stream';
+export { type PollOptions } from './poll';
+export { Event, type EventOptions } from './event';
+export { ProfilerScope, profile } from './profiler';
+
+// Memory
 export {
-  type ManagedAdvice, type ManagedPoolOptions, type MemoryLocation, type PinnedPoolOptions, type PoolAccess, type PoolMemoryType,
-  type WrapBufferOptions, type WrapPoolOptions,
-} from './memory/buffers';
-export { VirtualMemoryResource, type VirtualMemoryOptions } from './memory/vmm';
-export { copyBatch, type BatchCopy, type CopyBatchOptions } from './memory/copy-batch';
+  CachingAllocator, DeviceBuffer, ImportedMemoryPool, IpcMemoryPool, ManagedBuffer, MemoryPool, PinnedHostBuffer, SharedBuffer, SharedEvent,
+  VirtualMemoryResource, allowDescriptorImport, copyBatch, exportEvent, exportMemHandle, importPool, openEvent, openMemHandle,
+  type AllocOptions, type AllocatorStats, type BatchCopy, type BufferHandle, type CopyBatchOptions, type CopyOptions, type EventHandle, type HostData,
+  type ManagedAdvice, type ManagedPoolOptions, type MemHandle, type MemoryLocation, type MemsetOptions, type PinnedOptions, type PinnedPoolOptions,
+  type PoolAccess, type PoolHandle, type PoolMemoryType, type PoolOptions, type TypedArrayConstructor, type VirtualMemoryOptions, type WrapBufferOptions,
+  type WrapPoolOptions,
+} from './memory';
 export {
   TensorMap, type Im2colTensorMapOptions, type TensorMapCommon, type TensorMapDataType, type TensorMapInterleave, type TensorMapL2Promotion,
   type TensorMapOobFill, type TensorMapSwizzle, type TiledTensorMapOptions,
@@ -41,9 +33,31 @@ export {
   CudaArray, SurfaceObject, TextureObject, type AddressMode, type ArrayCopyOptions, type ChannelFormat, type CudaArrayOptions,
   type LinearTextureSource, type Pitch2DTextureSource, type TextureOptions, type TextureSource,
 } from './texture';
-export { CommunicatorTimeoutError, type RendezvousOptions, type WaitOptions } from './distributed/communicator';
+
+// Compile and load
+export { Program, CompileError, compile, type CompileOptions, type ProgramOptions } from './program';
+export { Linker, LinkError, type LinkInput, type LinkerOptions } from './linker';
+export { Module, Kernel, ModuleLoadError, type KernelAttributes, type ModuleOptions } from './module';
+
+// Launch
+export { launch, launchArgs } from './launch';
+export { LaunchConfig, type Dim3, type LaunchConfigInit } from './launch-config';
+export { ArgPack, arg, type ArgType, type ArgValue, type DevicePointer, type KernelArgs, type ScalarType, type StructType, type TypedArg } from './kernel-args';
+
+// Graphs
 export {
-  IpcMemoryPool, ImportedMemoryPool, SharedBuffer, SharedEvent, allowDescriptorImport, exportEvent, exportMemHandle, importPool,
-  openEvent, openMemHandle, type BufferHandle, type EventHandle, type MemHandle, type PoolHandle,
-} from './memory/ipc';
+  Graph, GraphConditional, GraphExec, type ConditionalNode, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions,
+  type GraphMemsetOptions, type GraphNode,
+} from './graph';
+
+// Distributed
+export {
+  Communicator, CommunicatorTimeoutError, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions,
+  type NcclDtype, type ReduceOp, type ReduceOptions, type RendezvousOptions, type UniqueId, type WaitOptions,
+} from './distributed/communicator';
 export * from './distributed';
+
+// Errors
+export { CudaError } from '../support';
+export { DriverError } from './driver';
+export { DeferredFreeError, HostCallbackPendingError } from './lifecycle';

@@ -9,18 +9,24 @@
 // Errors raised while freeing where nobody can catch them (finalizers, deferred destroys) are queued
 // and thrown by the next call into the objects layer (`throwDeferred`), never lost.
 import { CudaError, hostCallbacks, onCallbacksDrained } from '../support';
+import { CHECK_HELPERS, ClosedObjectError, OBJECTS_ERROR, ObjectsError, callerName } from './errors';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
 const deferred: unknown[] = [];
 
-/** Thrown by the next call after a free failed where it could not be reported (finalizer, deferred free). */
-export class DeferredFreeError extends Error {
+/**
+ * Thrown by the next call after a free failed where it could not be reported (finalizer, deferred
+ * free). Its message starts with that next call's `Class.method`.
+ */
+export class DeferredFreeError extends ObjectsError {
   /** The errors the earlier frees raised, oldest first. */
   readonly errors: unknown[];
   /** Made by the objects layer from the queued errors; there is no need to construct it. */
   constructor(errors: unknown[]) {
-    super(`cuda-ts: ${errors.length} error(s) while freeing resources earlier: ${errors.map((e) => (e as Error)?.message ?? String(e)).join('; ')}`);
-    this.name = 'DeferredFreeError';
+    super(
+      callerName(CHECK_HELPERS) ?? 'cuda-ts', OBJECTS_ERROR.deferredFree,
+      `${errors.length} error(s) while freeing resources earlier: ${errors.map((e) => (e as Error)?.message ?? String(e)).join('; ')}`,
+    );
     this.errors = errors;
   }
 }
@@ -252,9 +258,12 @@ export abstract class Resource {
     this.core.close();
   }
 
-  /** Throws if closed, or if an earlier free failed unseen. */
-  protected assertOpen(): void {
-    if (this.core.closed) throw new Error(`${this.core.kind} is closed`);
+  /**
+   * Throws if closed (a ClosedObjectError naming `where`, default: the calling method, read from the
+   * stack), or if an earlier free failed unseen.
+   */
+  protected assertOpen(where?: string): void {
+    if (this.core.closed) throw new ClosedObjectError(where, this.core.kind);
     if (deferredLength() !== 0) throwDeferred();
   }
 
@@ -276,11 +285,6 @@ export function deferredPending(): boolean {
 
 function deferredLength(): number {
   return deferred.length;
-}
-
-/** True for a typed array or DataView (not a Node Buffer pool slice: those are fine too). */
-export function isView(v: unknown): v is ArrayBufferView {
-  return ArrayBuffer.isView(v);
 }
 
 /** A non-negative safe integer, or RangeError. */

@@ -3,33 +3,36 @@
 import { readFileSync } from 'node:fs';
 import { koffi } from '../support';
 import * as drv from './driver';
-import type * as jit from '../generated/13.0/nvjitlink';
 import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from '../support';
+import { BuildError, CudaError, OBJECTS_ERROR, ObjectsError } from './errors';
+import { loadNvJitLink, type nvjitlink as jit } from './releases';
 import { Context, contextOf, describe } from './context';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
 
-let jitModule: typeof jit | undefined;
-/** nvJitLink's typed layer, loaded on first use: importing the objects layer loads none of it. */
-function jitApi(): typeof jit {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (jitModule ??= require('../generated/13.0/nvjitlink') as typeof jit);
-}
+/** nvJitLink's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
+const jitApi = loadNvJitLink;
 
 /** The kind of a {@link Linker} input: PTX text, CUBIN, LTO-IR (nvJitLink only), fatbin, host object or library. */
 export type LinkInput = 'ptx' | 'cubin' | 'ltoir' | 'fatbin' | 'object' | 'library';
 
-/** Linking failed: `log` holds the linker's error log. */
-export class LinkError extends Error {
-  /** The linker's error log ('' when there is none). */
-  readonly log: string;
-  /** Made by {@link Linker}; `log` is appended to the message, `cause` is the underlying error. */
-  constructor(message: string, log: string, cause?: unknown) {
-    super(`${message}${log ? `:\n${log.trim()}` : ''}`);
-    this.name = 'LinkError';
-    this.log = log;
-    (this as { cause?: unknown }).cause = cause;
+/**
+ * Linking failed: `log` holds the linker's error log. A {@link BuildError} whose `code` and `module`
+ * are the failing library's (nvJitLink or the driver) when a status failed, and whose `name` stays
+ * `LinkError`.
+ */
+export class LinkError extends BuildError {
+  /**
+   * Made by {@link Linker}; `log` is appended to the message, `cause` is the underlying error, `where`
+   * the `Linker.method` that failed (it starts the message).
+   */
+  constructor(message: string, log: string, cause?: unknown, where = 'Linker') {
+    const status = cause instanceof CudaError ? cause : undefined;
+    super(
+      status?.module ?? 'objects', where, `${where}: ${message}${log ? `:\n${log.trim()}` : ''}`, log,
+      { code: status?.code ?? OBJECTS_ERROR.build, name: 'LinkError' }, cause,
+    );
   }
 }
 
@@ -71,7 +74,7 @@ function bytesOf(data: string | Uint8Array | ArrayBuffer): Uint8Array {
   if (typeof data === 'string') return Buffer.from(data.endsWith('\0') ? data : `${data}\0`, 'utf8');
   if (isArrayBuffer(data)) return new Uint8Array(data);
   if (isUint8Array(data)) return data;
-  throw new TypeError('link input must be PTX text or bytes (Uint8Array/ArrayBuffer)');
+  throw new TypeError('Linker.add: link input must be PTX text or bytes (Uint8Array/ArrayBuffer)');
 }
 
 /**
@@ -102,7 +105,7 @@ export class Linker extends Resource {
     if (options.arch !== undefined && typeof options.arch !== 'string') throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
     for (const k of ['lto', 'driver'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
     const arch = options.arch ?? Device.current().arch;
-    if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker arch must be sm_XY, got '${arch}'`);
+    if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker: arch must be sm_XY, got '${arch}'`);
     let jitHandle: jit.nvJitLinkHandle | undefined;
     let cuState: drv.CUlinkState | undefined;
     let logs: { error: Uint8Array; info: Uint8Array; opts: Int32Array; values: BigUint64Array } | undefined;
@@ -161,7 +164,7 @@ export class Linker extends Resource {
    */
   add(kind: LinkInput, data: string | Uint8Array | ArrayBuffer, name = `input.${kind}`): this {
     this.assertOpen();
-    if (this.result) throw new Error('Linker: add() after complete()');
+    if (this.result) throw new ObjectsError('Linker.add', OBJECTS_ERROR.state, 'add() after complete()');
     if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(JIT_INPUT, kind)) throw new TypeError(`Linker.add: unknown link input kind ${describe(kind)} (expected ${Object.keys(JIT_INPUT).join(', ')})`);
     if (typeof name !== 'string' || name.includes('\0')) throw new TypeError(`Linker.add: name must be a string without NUL, got ${describe(name)}`);
     const bytes = bytesOf(data);
@@ -170,12 +173,12 @@ export class Linker extends Resource {
       if (this.jitHandle !== undefined) jitApi().nvJitLinkAddData(this.jitHandle, jitApi().nvJitLinkInputType[JIT_INPUT[kind]], bytes, bytes.byteLength, name);
       else {
         const t = CU_INPUT[kind];
-        if (t === undefined) throw new LinkError(`the driver linker cannot link ${kind} (needs nvJitLink)`, '');
+        if (t === undefined) throw new LinkError(`the driver linker cannot link ${kind} (needs nvJitLink)`, '', undefined, 'Linker.add');
         drv.call(this.context!, 'cuLinkAddData', this.cuState!, t, bytes, bytes.byteLength, name, 0, null, null);
       }
     } catch (e) {
       if (e instanceof LinkError) throw e;
-      throw new LinkError(`adding ${name} failed`, this.errorLog(), e);
+      throw new LinkError(`adding ${name} failed`, this.errorLog(), e, 'Linker.add');
     }
     return this;
   }
@@ -184,7 +187,7 @@ export class Linker extends Resource {
   addFile(path: string, kind?: LinkInput): this {
     const ext = path.split('.').pop() ?? '';
     const k = kind ?? ({ ptx: 'ptx', cubin: 'cubin', ltoir: 'ltoir', fatbin: 'fatbin', o: 'object', a: 'library' } as Record<string, LinkInput>)[ext];
-    if (!k) throw new TypeError(`cannot tell the link input kind of ${path}: pass it`);
+    if (!k) throw new TypeError(`Linker.addFile: cannot tell the link input kind of ${path}: pass it`);
     const data = readFileSync(path);
     return this.add(k, k === 'ptx' ? data.toString('utf8') : new Uint8Array(data), path);
   }
@@ -208,7 +211,7 @@ export class Linker extends Resource {
         this.result = new Uint8Array(koffi.view(drv.outNumber(), Number(drv.out64b[0])).slice(0));
       }
     } catch (e) {
-      throw new LinkError('linking failed', this.errorLog(), e);
+      throw new LinkError('linking failed', this.errorLog(), e, 'Linker.complete');
     }
     return this.result;
   }

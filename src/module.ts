@@ -3,24 +3,27 @@ import { isArrayBuffer, isUint8Array } from '../support';
 import { readFileSync } from 'node:fs';
 import { koffi } from '../support';
 import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
+import { BuildError } from './errors';
+import { Context, contextOf } from './context';
+import { describe } from './describe';
 import { Resource, whenNoHostFuncs } from './lifecycle';
-import { ArgPack, LaunchConfig, launchArgs, type ArgType, type KernelArgs, type LaunchConfigInit } from './launch';
+import { ArgPack, KERNEL, SIZES, describeType, type ArgType, type KernelArgs } from './kernel-args';
+import { LaunchConfig, type LaunchConfigInit } from './launch-config';
+import { launchArgs } from './launch';
 import type { StreamLike } from './stream';
 
 const FA = drv.CUfunction_attribute;
-const SIZES: Record<string, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 };
-const describeType = (t: ArgType): string => (typeof t === 'string' ? t : `struct(${t.struct} bytes)`);
 
-/** A module image failed to load (a PTX JIT error carries the JIT log). */
-export class ModuleLoadError extends drv.DriverError {
-  /** The JIT error log ('' when there is none); also appended to the message. */
-  readonly log: string;
+/**
+ * A module image failed to load (a PTX JIT error carries the JIT log): a {@link BuildError} of module
+ * `driver` with the cuModuleLoadDataEx status as `code` and `name`; `log` ('' when there is none) is
+ * also appended to the message.
+ */
+export class ModuleLoadError extends BuildError {
   /** Made by {@link Module.load} from the cuModuleLoadDataEx status and the JIT log. */
   constructor(code: number, log: string) {
-    super('cuModuleLoadDataEx', code);
-    this.log = log;
-    if (log) this.message += `\n${log}`;
+    const status = new drv.DriverError('cuModuleLoadDataEx', code);
+    super('driver', 'cuModuleLoadDataEx', `Module.load: ${status.message}${log ? `\n${log}` : ''}`, log, status, status);
   }
 }
 
@@ -195,6 +198,11 @@ const KERNEL_ATTRIBUTES: readonly (readonly [keyof KernelAttributes, drv.CUfunct
  * {@link Module.kernel}); `unknown[]` for a kernel declared without a literal signature.
  */
 export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
+  static {
+    // launch.ts checks this brand instead of instanceof (see KERNEL in kernel-args.ts).
+    Object.defineProperty(this.prototype, KERNEL, { value: true });
+  }
+
   /** The driver handle (CUfunction). */
   readonly handle: drv.CUfunction;
   /** The module the kernel belongs to. */

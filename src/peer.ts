@@ -8,7 +8,7 @@ import { CudaError } from '../support';
 import { Context, describe } from './context';
 import type { Device } from './device';
 import { assertMayBlock, checkSize } from './lifecycle';
-import { DeviceBuffer } from './memory/buffers';
+import { DeviceBuffer } from './memory/device-buffer';
 import { toStream, type StreamLike } from './stream';
 
 const { CUresult } = drv;

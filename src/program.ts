@@ -1,33 +1,31 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
-import type * as nvrtc from '../generated/13.0/nvrtc';
 import { textFrom } from '../support';
+import { BuildError, CudaError, OBJECTS_ERROR, ObjectsError } from './errors';
+import { loadNvrtc, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
 
-let nvrtcModule: typeof nvrtc | undefined;
-/** NVRTC's typed layer, loaded on first use: importing the objects layer loads none of it. */
-function nvrtcApi(): typeof nvrtc {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (nvrtcModule ??= require('../generated/13.0/nvrtc') as typeof nvrtc);
-}
+/** NVRTC's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
+const nvrtcApi = loadNvrtc;
 
-/** Compilation failed: `log` is NVRTC's full log. */
-export class CompileError extends Error {
-  /** NVRTC's program log: the compiler's errors and warnings. */
-  readonly log: string;
+/**
+ * Compilation failed: `log` is NVRTC's full log. A {@link BuildError} (module `nvrtc`, `func`
+ * `Program.compile`) whose `code` is NVRTC's status and whose `name` stays `CompileError`.
+ */
+export class CompileError extends BuildError {
   /** The program's name ({@link ProgramOptions.name}). */
   readonly programName: string;
   /** The options the compilation was given, including the added `--gpu-architecture`/`-dlto`. */
   readonly options: readonly string[];
   /** Made by {@link Program.compile}; `cause` is the NVRTC error. */
   constructor(programName: string, log: string, options: readonly string[], cause: unknown) {
-    super(`compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`);
-    this.name = 'CompileError';
-    this.log = log;
+    super(
+      'nvrtc', 'Program.compile', `Program.compile: compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`, log,
+      { code: cause instanceof CudaError ? cause.code : OBJECTS_ERROR.build, name: 'CompileError' }, cause,
+    );
     this.programName = programName;
     this.options = options;
-    (this as { cause?: unknown }).cause = cause;
   }
 }
 
@@ -82,10 +80,10 @@ export class Program extends Resource {
    * @throws TypeError when `source` or a header is not a string; a CudaError when NVRTC fails
    */
   constructor(source: string, options: ProgramOptions = {}) {
-    if (typeof source !== 'string') throw new TypeError('Program expects CUDA C++ source text');
+    if (typeof source !== 'string') throw new TypeError('Program: expects CUDA C++ source text');
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
-    for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`header ${k} must be source text`);
+    for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`Program: header ${k} must be source text`);
     const handle = nvrtcApi().nvrtcCreateProgram(source, name, headers.map(([, v]) => v), headers.map(([k]) => k));
     super('Program', () => nvrtcApi().nvrtcDestroyProgram(handle));
     this.handle = handle;
@@ -96,7 +94,7 @@ export class Program extends Resource {
   /** Registers a name expression (before compile) whose lowered (mangled) name loweredName() returns. */
   addNameExpression(expression: string): this {
     this.assertOpen();
-    if (this.compiledWith) throw new Error('addNameExpression must precede compile()');
+    if (this.compiledWith) throw new ObjectsError('Program.addNameExpression', OBJECTS_ERROR.state, 'addNameExpression must precede compile()');
     nvrtcApi().nvrtcAddNameExpression(this.handle, expression);
     this.expressions.push(expression);
     return this;
@@ -143,7 +141,7 @@ export class Program extends Resource {
 
   private assertCompiled(what: string): void {
     this.assertOpen();
-    if (!this.compiledWith) throw new Error(`${what}: compile() the program first`);
+    if (!this.compiledWith) throw new ObjectsError(`Program.${what}`, OBJECTS_ERROR.state, 'compile() the program first');
   }
 
   /** PTX text (needs a `compute_XY` arch or a virtual arch in the options). */
@@ -159,7 +157,7 @@ export class Program extends Resource {
   get cubin(): Uint8Array {
     this.assertCompiled('cubin');
     const n = nvrtcApi().nvrtcGetCUBINSize(this.handle);
-    if (n === 0) throw new Error(`${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
+    if (n === 0) throw new ObjectsError('Program.cubin', OBJECTS_ERROR.missing, `${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetCUBIN(this.handle, buf);
     return buf;
@@ -169,7 +167,7 @@ export class Program extends Resource {
   get ltoir(): Uint8Array {
     this.assertCompiled('ltoir');
     const n = nvrtcApi().nvrtcGetLTOIRSize(this.handle);
-    if (n === 0) throw new Error(`${this.name} has no LTO-IR: compile with { lto: true }`);
+    if (n === 0) throw new ObjectsError('Program.ltoir', OBJECTS_ERROR.missing, `${this.name} has no LTO-IR: compile with { lto: true }`);
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetLTOIR(this.handle, buf);
     return buf;
@@ -178,9 +176,9 @@ export class Program extends Resource {
   /** The mangled name of a registered name expression, e.g. for Module.kernel(). */
   loweredName(expression: string): string {
     this.assertCompiled('loweredName');
-    if (!this.expressions.includes(expression)) throw new Error(`'${expression}' was not registered with addNameExpression()`);
+    if (!this.expressions.includes(expression)) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.state, `'${expression}' was not registered with addNameExpression()`);
     const name = nvrtcApi().nvrtcGetLoweredName(this.handle, expression);
-    if (!name) throw new Error(`no lowered name for '${expression}'`);
+    if (!name) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.missing, `no lowered name for '${expression}'`);
     return name;
   }
 

@@ -11,12 +11,17 @@
 import { koffi } from '../support';
 import { readFileSync } from 'node:fs';
 import * as drv from './driver';
-import { Context, contextOf, describe } from './context';
+import { Context, contextOf } from './context';
+import { describe } from './describe';
+import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
 import { releaseStreamBlocks } from './memory/allocator';
 import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
-import { Event } from './event';
+import { Event, useStreamResolver } from './event';
+import { poll, type PollOptions } from './poll';
+
+export { poll, type PollOptions };
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
@@ -44,18 +49,6 @@ export interface StreamOptions {
 export interface WrapOptions {
   /** The context the stream belongs to (default: the current one, else device 0's primary context). */
   context?: Context;
-}
-
-/**
- * How an awaited wait ({@link Stream.synchronized}, {@link Event.synchronized}) polls: on every
- * setImmediate for about the first 2 ms, then on timers whose interval grows by 0.25 ms up to
- * `maxIntervalMs`.
- */
-export interface PollOptions {
-  /** Longest sleep between polls once the first ~2 ms of setImmediate polling have passed (ms, default 1). */
-  maxIntervalMs?: number;
-  /** Reject (with an Error saying the wait timed out) after this many ms (default: no limit). */
-  timeoutMs?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +97,7 @@ function checkForeignHandle(where: string, h: number, ctx: Context): void {
     if (live.context !== ctx) throw new TypeError(`${where}: stream 0x${h.toString(16)} belongs to ${String(live.context)}, not ${String(ctx)}`);
     return;
   }
-  if (destroyedStreams.has(h)) throw new Error(`${where}: 0x${h.toString(16)} is the handle of a destroyed stream`);
+  if (destroyedStreams.has(h)) throw new ObjectsError(where, OBJECTS_ERROR.closed, `0x${h.toString(16)} is the handle of a destroyed stream`);
   const kind = drv.kindOfHandle(h);
   if (kind !== undefined) throw new TypeError(`${where}: 0x${h.toString(16)} is a ${kind} handle, not a CUstream`);
   if (!readable(h)) throw new RangeError(`${where}: 0x${h.toString(16)} is not a CUstream handle (no memory of this process is mapped there)`);
@@ -176,33 +169,6 @@ function hostTrampoline(): bigint {
     }
   }, koffi.pointer(proto));
   return trampoline;
-}
-
-/** Polls `ready()` (true when done) yielding to the event loop: setImmediate first, short timers after. */
-export function poll(ready: () => boolean, what: string, options: PollOptions = {}): Promise<void> {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
-  const maxInterval = options.maxIntervalMs ?? 1;
-  if (typeof maxInterval !== 'number' || !(maxInterval > 0)) throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
-  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || !(options.timeoutMs >= 0))) throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(options.timeoutMs)}`);
-  const start = performance.now();
-  return new Promise<void>((resolve, reject) => {
-    let interval = 0;
-    const step = (): void => {
-      try {
-        if (ready()) return resolve();
-      } catch (e) {
-        return reject(e);
-      }
-      const elapsed = performance.now() - start;
-      if (options.timeoutMs !== undefined && elapsed > options.timeoutMs) return reject(new Error(`${what} timed out after ${options.timeoutMs} ms`));
-      if (elapsed < 2) setImmediate(step);
-      else {
-        interval = Math.min(maxInterval, interval + 0.25);
-        setTimeout(step, interval);
-      }
-    };
-    step();
-  });
 }
 
 const CAPTURE_MODES = new Set<number>([0, 1, 2]); // GLOBAL, THREAD_LOCAL, RELAXED
@@ -465,3 +431,7 @@ function checkEvent(where: string, e: unknown): Event {
   e.assertUsable();
   return e;
 }
+
+// Event.record resolves its stream argument with toStream: handed over here because event.ts cannot
+// import this module (this module imports it, for Stream.record and Stream.wait).
+useStreamResolver(toStream);

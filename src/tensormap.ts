@@ -6,8 +6,8 @@ import { koffi } from '../support';
 import * as drv from './driver';
 import { describe } from './context';
 import { Core, Resource } from './lifecycle';
-import { arg, type StructType, type TypedArg } from './launch';
-import { DeviceBuffer, ownerOf } from './memory/buffers';
+import { arg, type StructType, type TypedArg } from './kernel-args';
+import { DeviceBuffer, ownerOf } from './memory/device-buffer';
 
 /**
  * Element types of a tensor map. The packed `u4x16…`/`u6x16…` types (16 four- or six-bit values per

@@ -8,7 +8,9 @@ import * as drv from './driver';
 import { Context, contextOf, describe, deviceHandle } from './context';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
 import { isArrayBuffer } from '../support';
-import { DeviceBuffer, PinnedHostBuffer, ownerOf, type HostData } from './memory/buffers';
+import { DeviceBuffer, ownerOf } from './memory/device-buffer';
+import { PinnedHostBuffer } from './memory/pinned-host-buffer';
+import type { HostData } from './memory/arguments';
 import { toStream, type StreamLike } from './stream';
 import { noteUse } from './graph/capture';
 

@@ -5,6 +5,7 @@
 // blocking function refuses to run while the count is not zero.
 import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
+import { CudaError } from './errors';
 
 /** A JS function given where C expects a callback. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,17 +30,21 @@ export function callbackSettled(): void {
   if (hostCallbacks.pending === 0) setImmediate(() => drainedHooks.forEach((h) => h()));
 }
 
-/** Thrown instead of a blocking wait that could never return because a JS callback is pending. */
-export class HostCallbackPendingError extends Error {
-  /** `op` names the refused call (`cuStreamSynchronize`, `Stream.synchronize()`, …). */
+/**
+ * Thrown instead of a blocking wait that could never return because a JS callback is pending. A
+ * CudaError of module `objects` named `HostCallbackPendingError`, code -8 (the objects layer's
+ * OBJECTS_ERROR.callbackPending: the support package cannot import src/).
+ */
+export class HostCallbackPendingError extends CudaError {
+  /** `op` names the refused call (`cuStreamSynchronize`, `Stream.synchronize()`, …); the message starts with it. */
   constructor(op: string) {
     super(
+      'objects', op, -8, 'HostCallbackPendingError', undefined,
       `${op} would block the event loop while ${hostCallbacks.pending} JS callback(s) given to CUDA ` +
         '(launchHostFunc, cuLaunchHostFunc, cuStreamAddCallback, …) are pending: the callback runs on the event loop, so a ' +
         'blocking wait would deadlock. Wait without blocking instead: `await stream.synchronized()`, or poll ' +
         'cuStreamQuery/cuEventQuery from a timer.',
     );
-    this.name = 'HostCallbackPendingError';
   }
 }
 

@@ -1,11 +1,10 @@
 // The caching allocator's logic, against a fake driver (no GPU): reuse per stream and size class,
 // cross-stream reuse ordered with an event, trim, limit, opt-out, stream destroy, out-of-memory retry.
 import * as drv from '../src/driver';
-import { Context } from '../src/context';
-import { Core } from '../src/lifecycle';
 import { CachingAllocator, sizeClass } from '../src/memory/allocator';
-import { DeviceBuffer } from '../src/memory/buffers';
+import { DeviceBuffer } from '../src/memory';
 import { Stream } from '../src/stream';
+import { fakeContext } from './helpers/fake-driver';
 
 type Call = [string, ...unknown[]];
 const calls: Call[] = [];
@@ -35,12 +34,6 @@ const fakes: Record<string, (...a: never[]) => number> = {
   cuEventRecord: (ev: number, h: number) => (calls.push(['cuEventRecord', ev, h]), 0),
   cuStreamWaitEvent: (h: number, ev: number) => (calls.push(['cuStreamWaitEvent', h, ev]), 0),
 };
-
-function fakeContext(handle: number): Context {
-  const ctx = Object.create(Context.prototype) as Context;
-  Object.assign(ctx, { core: new Core('Context', undefined), unusable: undefined, handle, device: 0, primary: true, allocCache: undefined });
-  return ctx;
-}
 
 const names = (list: Call[]) => list.map((c) => c[0]);
 

@@ -4,25 +4,19 @@ import * as nccl from '../generated/13.0/nccl';
 import { Communicator, NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp } from '../src/distributed/communicator';
 import { Context } from '../src/context';
 import { Device } from '../src/device';
-import { Core } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory/buffers';
+import { DeviceBuffer } from '../src/memory/device-buffer';
 import { copyPeer } from '../src/peer';
 import * as streams from '../src/stream';
 import { Stream } from '../src/stream';
 import { CudaLibraryError, decodeRecord, encodeRecord, loadLibrary } from '../support';
+import { driverlessContext } from './helpers/fake-driver';
 
-/** A Context stand-in that never calls the driver. */
-function fakeContext(device = 0): Context {
-  const ctx = Object.create(Context.prototype) as Context;
-  Object.assign(ctx, { core: new Core('Context', undefined), unusable: undefined, handle: 0x1000 + device, device, primary: true });
-  (ctx as unknown as { bind: () => Context }).bind = () => ctx;
-  (ctx as unknown as { bindForFree: () => boolean }).bindForFree = () => true;
-  return ctx;
-}
+/** A Context stand-in that never calls the driver, one handle per device ordinal. */
+const deviceContext = (device = 0): Context => driverlessContext(0x1000 + device, device);
 
 /** A Device stand-in (passes instanceof) whose primary context is fake. */
 function fakeDevice(ordinal: number): Device {
-  const ctx = fakeContext(ordinal);
+  const ctx = deviceContext(ordinal);
   const dev = Object.create(Device.prototype) as Device;
   Object.assign(dev, { ordinal, handle: ordinal, primaryContext: () => ctx, setCurrent: () => ctx });
   return dev;
@@ -30,7 +24,7 @@ function fakeDevice(ordinal: number): Device {
 
 class FakeBuffer extends DeviceBuffer {
   constructor(bytes: number, device = 0, address = 0x7f0000000000 + device * 0x10000000) {
-    super('DeviceBuffer', address, bytes, fakeContext(device), () => undefined);
+    super('DeviceBuffer', address, bytes, deviceContext(device), () => undefined);
   }
 }
 
@@ -160,7 +154,7 @@ describe('argument validation before any native call', () => {
 
   test('a stream of another device is refused', () => {
     const comm = fakeComm(0, 2);
-    const other = { context: fakeContext(1) };
+    const other = { context: deviceContext(1) };
     Object.setPrototypeOf(other, Stream.prototype);
     expect(() => comm.allReduce(new FakeBuffer(8), { dtype: 'f32', stream: other as never })).toThrow(/the stream is on device 1, this communicator on device 0/);
   });

@@ -8,21 +8,14 @@ import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
-import { Graph, GraphConditional, GraphExec } from '../src/graph/graph';
+import { Graph, GraphConditional, GraphExec } from '../src/graph';
 import { GreenContext, SmResource } from '../src/green';
-import { ArgPack, LaunchConfig } from '../src/launch';
+import { ArgPack } from '../src/kernel-args';
+import { LaunchConfig } from '../src/launch-config';
 import { Core, HostCallbackPendingError, assertMayBlock, hostFuncs } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory/buffers';
+import { DeviceBuffer } from '../src/memory';
 import { Stream } from '../src/stream';
-
-type Fn = (...args: any[]) => number; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** A Context stand-in (the door binds it through the fake cuCtxGetCurrent). */
-function fakeContext(handle = 0x1234): Context {
-  const ctx = Object.create(Context.prototype) as Context;
-  Object.assign(ctx, { core: new Core('Context', undefined), unusable: undefined, handle, device: 0, primary: true });
-  return ctx;
-}
+import { fakeContext, fakeDriver, out, type FakeFn as Fn } from './helpers/fake-driver';
 
 class FakeBuffer extends DeviceBuffer {
   freed = 0;
@@ -31,31 +24,6 @@ class FakeBuffer extends DeviceBuffer {
       this.freed++;
     });
   }
-}
-
-/** Installs fake driver functions for one test; every call is logged as [name, args]. */
-function fakeDriver(ctx: Context, fakes: Record<string, Fn>): { calls: [string, unknown[]][]; restore: () => void } {
-  const calls: [string, unknown[]][] = [];
-  const all: Record<string, Fn> = {
-    cuCtxGetCurrent: (slot: BigUint64Array) => {
-      slot[0] = BigInt(ctx.handle);
-      return 0;
-    },
-    cuCtxSetCurrent: () => 0,
-    ...fakes,
-  };
-  for (const [name, fn] of Object.entries(all)) {
-    drv.provideNative(name, ((...args: unknown[]) => {
-      calls.push([name, args]);
-      return fn(...args);
-    }) as never);
-  }
-  return { calls, restore: () => Object.keys(all).forEach((n) => drv.provideNative(n, undefined)) };
-}
-
-function out(slot: unknown, v: number | bigint): number {
-  (slot as BigUint64Array)[0] = BigInt(v);
-  return 0;
 }
 
 let nextNode = 0x5000;

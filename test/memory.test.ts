@@ -6,14 +6,13 @@ import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { CachingAllocator } from '../src/memory/allocator';
 import { copyBatch, provideDriverVersion } from '../src/memory/copy-batch';
-import { Core } from '../src/lifecycle';
-import { DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer } from '../src/memory/buffers';
+import { DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer } from '../src/memory';
 import { Stream } from '../src/stream';
 import { TensorMap } from '../src/tensormap';
 import { CudaArray, SurfaceObject, TextureObject } from '../src/texture';
 import { VirtualMemoryResource } from '../src/memory/vmm';
+import { fakeContext, out, type FakeFn as Fn } from './helpers/fake-driver';
 
-type Fn = (...args: any[]) => number; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Call = [string, unknown[]];
 
 const calls: Call[] = [];
@@ -22,10 +21,6 @@ let nextPtr = 0x7f0000000000;
 const hostBlocks = new Map<number, unknown>();
 const MiB = 1 << 20;
 
-function out(slot: unknown, v: number | bigint): number {
-  (slot as BigUint64Array)[0] = BigInt(v);
-  return 0;
-}
 function hostAlloc(bytes: number): number {
   const p = koffi.alloc('uint8', bytes);
   const a = Number(koffi.address(p));
@@ -124,12 +119,6 @@ const last = (name: string): unknown[] => {
   return all[all.length - 1];
 };
 
-function fakeContext(handle = 0xc0, device = 0): Context {
-  const ctx = Object.create(Context.prototype) as Context;
-  Object.assign(ctx, { core: new Core('Context', undefined), unusable: undefined, handle, device, primary: true, allocCache: undefined });
-  return ctx;
-}
-
 /** A device buffer whose free is counted. */
 class FakeBuffer extends DeviceBuffer {
   freed = 0;
@@ -143,7 +132,7 @@ class FakeBuffer extends DeviceBuffer {
 const dv = (bytes: unknown): DataView => new DataView((bytes as Uint8Array).buffer, (bytes as Uint8Array).byteOffset, (bytes as Uint8Array).byteLength);
 
 describe('MemoryPool: pinned, managed, wrapped', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('pinned(): a host-location pool, device access granted, pinnedHost memory', () => {
     const pool = MemoryPool.pinned({ context: ctx, maxSize: 64 * MiB });
@@ -315,7 +304,7 @@ describe('deallocation stream', () => {
 });
 
 describe('DeviceBuffer.wrap', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('never frees the memory; keeps an owner Resource alive until closed', () => {
     const owner = new FakeBuffer(1024, ctx, 0x7f2000000000);
@@ -345,12 +334,12 @@ describe('DeviceBuffer.wrap', () => {
     expect(() => DeviceBuffer.wrap(0x1000, 8, { context: ctx, free: true } as never)).toThrow(/unknown option 'free'/);
     const closed = new FakeBuffer(8, ctx);
     closed.close();
-    expect(() => DeviceBuffer.wrap(0x1000, 8, { context: ctx, owner: closed })).toThrow(/the owner \(DeviceBuffer\) is closed/);
+    expect(() => DeviceBuffer.wrap(0x1000, 8, { context: ctx, owner: closed })).toThrow(/DeviceBuffer.wrap: the DeviceBuffer is closed/);
   });
 });
 
 describe('PinnedHostBuffer copy and fill', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('fill without a stream is a host fill; with one, cuMemsetD32Async at the mapped address', () => {
     const p = PinnedHostBuffer.alloc(64, { context: ctx });
@@ -410,7 +399,7 @@ describe('PinnedHostBuffer copy and fill', () => {
 });
 
 describe('ManagedBuffer advise and prefetch', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('advice and locations become CUmem_advise and CUmemLocation; ranges are checked', () => {
     const m = ManagedBuffer.alloc(4096, { context: ctx });
@@ -436,7 +425,7 @@ describe('ManagedBuffer advise and prefetch', () => {
 });
 
 describe('VirtualMemoryResource (fake driver)', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('reserve, grow in granularity chunks mapped end to end, buffers keep it alive, close frees all', () => {
     const vm = VirtualMemoryResource.create({ maxSize: 9 * MiB, initialSize: 1, context: ctx });
@@ -482,7 +471,7 @@ describe('VirtualMemoryResource (fake driver)', () => {
 });
 
 describe('copyBatch (fake driver)', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('arrays of addresses and sizes; one attribute per run of source kinds', () => {
     const s = Stream.create({ context: ctx });
@@ -551,7 +540,7 @@ describe('copyBatch (fake driver)', () => {
 });
 
 describe('TensorMap (fake driver)', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('tiled: arguments encoded, a 64-byte-aligned map, the buffer kept alive and replaced', () => {
     const a = new FakeBuffer(16 * 16 * 4, ctx, 0x7f5000000000);
@@ -620,7 +609,7 @@ describe('TensorMap (fake driver)', () => {
 });
 
 describe('CudaArray, TextureObject, SurfaceObject (fake driver)', () => {
-  const ctx = fakeContext();
+  const ctx = fakeContext(0xc0);
 
   test('array descriptor, whole-array copies, texture and surface descriptors; parents kept alive', () => {
     const arr = CudaArray.create({ width: 32, height: 16, format: 'f32', channels: 2, surface: true, context: ctx });

@@ -1,19 +1,21 @@
 // Objects layer without a GPU: argument validation, bounds checks, life cycle, deadlock guards.
 import koffi from 'koffi';
-import { Context } from '../src/context';
 import { stringArrayArg, textFrom } from '../support';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
-import { Graph } from '../src/graph/graph';
-import { ArgPack, LaunchConfig, arg, launch, launchArgs } from '../src/launch';
+import { Graph } from '../src/graph';
+import { ArgPack, arg } from '../src/kernel-args';
+import { LaunchConfig } from '../src/launch-config';
+import { launch, launchArgs } from '../src/launch';
 import {
   Core, DeferredFreeError, HostCallbackPendingError, Resource, assertMayBlock, deferError, drainAfterHostFuncs, hostFuncs, throwDeferred, whenNoHostFuncs,
 } from '../src/lifecycle';
-import { DeviceBuffer } from '../src/memory/buffers';
+import { DeviceBuffer } from '../src/memory';
 import { Kernel } from '../src/module';
 import { Program } from '../src/program';
 import { Stream, cudaStream, poll, streamHandle } from '../src/stream';
 import * as drv from '../src/driver';
+import { driverlessContext } from './helpers/fake-driver';
 
 class Thing extends Resource {
   constructor(destroy: () => void, parents: Resource[] = []) {
@@ -25,16 +27,8 @@ class Thing extends Resource {
   }
 }
 
-/** A Context stand-in that never calls the driver. */
-function fakeContext(): Context {
-  const ctx = Object.create(Context.prototype) as Context;
-  Object.assign(ctx, { core: new Core('Context', undefined), unusable: undefined, handle: 0x1234, device: 0, primary: true });
-  (ctx as unknown as { bind: () => Context }).bind = () => ctx;
-  return ctx;
-}
-
 class FakeBuffer extends DeviceBuffer {
-  constructor(bytes: number, ctx = fakeContext()) {
+  constructor(bytes: number, ctx = driverlessContext()) {
     super('DeviceBuffer', 0x7f0000000000, bytes, ctx, () => undefined);
   }
 }
@@ -157,7 +151,7 @@ describe('host-callback deadlock guard', () => {
     await poll(() => ++n > 50 && ticks > 2, 'test');
     clearInterval(t);
     expect(n).toBeGreaterThan(50);
-    await expect(poll(() => false, 'never', { timeoutMs: 20 })).rejects.toThrow('never timed out after 20 ms');
+    await expect(poll(() => false, 'never', { timeoutMs: 20 })).rejects.toThrow('never: timed out after 20 ms');
     await expect(poll(() => {
       throw new Error('query failed');
     }, 'x')).rejects.toThrow('query failed');
@@ -213,7 +207,7 @@ describe('DeviceBuffer bounds checks (no driver call)', () => {
   });
 
   test('a sticky error on the context makes its buffers refuse', () => {
-    const ctx = fakeContext();
+    const ctx = driverlessContext();
     const buf = new FakeBuffer(8, ctx);
     const sticky = Object.assign(new Error('x'), { code: 700 });
     ctx.unusable = sticky as never;
@@ -269,7 +263,7 @@ describe('kernel arguments', () => {
 
   test('launch validates before calling the driver', () => {
     let bound = 0;
-    const ctx = fakeContext();
+    const ctx = driverlessContext();
     (ctx as unknown as { bind: () => void }).bind = () => bound++;
     const fakeKernel = (name: string, argPack: ArgPack | undefined) => {
       const k = Object.create(Kernel.prototype) as Kernel;
@@ -295,7 +289,7 @@ describe('kernel arguments', () => {
   });
 
   test('a launch is one cuLaunchKernelEx: the config encoded once, the stream and arguments of each launch', () => {
-    const ctx = fakeContext();
+    const ctx = driverlessContext();
     const seen: { config: number[]; stream: bigint; f: unknown; params: unknown; extra: unknown; value: number }[] = [];
     drv.provideNative('cuCtxGetCurrent', ((slot: BigUint64Array) => ((slot[0] = BigInt(ctx.handle)), 0)) as never);
     drv.provideNative('cuCtxSetCurrent', (() => 0) as never);
@@ -362,7 +356,7 @@ describe('stream protocol and argument validation', () => {
   });
 
   test('Stream.wrap checks a raw handle before the driver can see it', () => {
-    const ctx = fakeContext();
+    const ctx = driverlessContext();
     expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(RangeError);
     expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(/not a CUstream handle \(no memory of this process is mapped there\)/);
     expect(() => Stream.wrap(2 ** 53 + 1, { context: ctx })).toThrow(/Stream.wrap: handle/);
@@ -440,7 +434,7 @@ describe('stream protocol and argument validation', () => {
     expect(() => DeviceBuffer.alloc(16, { stream: 99999 as never })).toThrow(/DeviceBuffer.alloc: stream must be a Stream.*Stream.wrap/);
     expect(() => DeviceBuffer.alloc(16, { stream: Infinity as never })).toThrow(TypeError);
     expect(() => DeviceBuffer.alloc(16, { pool: {} as never })).toThrow(/pool must be a MemoryPool/);
-    expect(() => DeviceBuffer.alloc(16, { cache: 'no' as never, context: fakeContext() })).toThrow(/cache must be a boolean/);
+    expect(() => DeviceBuffer.alloc(16, { cache: 'no' as never, context: driverlessContext() })).toThrow(/cache must be a boolean/);
     expect(() => DeviceBuffer.alloc(16, 7 as never)).toThrow(/DeviceBuffer.alloc: options must be an object/);
   });
 

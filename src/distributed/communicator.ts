@@ -7,34 +7,25 @@
 // (the legacy default stream unless `stream` is given); synchronize that stream before reading results.
 // Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
 // on first use, never at import, with an error saying NCCL is needed when it is missing.
-import type * as nccl from '../../generated/13.0/nccl';
-import type * as NcclRaw from '../../generated/13.0/nccl/raw';
-import * as ncclTypes from '../../generated/13.0/nccl/types';
+import { loadNccl, loadNcclRaw, ncclTypes, type nccl } from '../releases';
 import { CudaLibraryError, isArrayBuffer, isDataView } from '../../support';
 import { Context } from '../context';
 import { Device } from '../device';
 import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
-import { DeviceBuffer } from '../memory/buffers';
+import { DeviceBuffer } from '../memory/device-buffer';
 import { Stream, streamHandle, type StreamLike } from '../stream';
-import { DriverError, raw as driverRaw } from '../driver';
+import * as drv from '../driver';
+import { ClosedObjectError, OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
 import { openStore, type StoreLimits, type TcpStore } from './store';
 import { distributedEnvironment } from './rendezvous';
 
 const { ncclDataType_t: DT, ncclRedOp_t: OP, ncclResult_t } = ncclTypes;
 
-// NCCL's typed and raw layers load on first use: importing the objects layer loads neither.
-let ncclTyped: typeof nccl | undefined;
-let ncclRawLayer: typeof NcclRaw | undefined;
+// NCCL's typed and raw layers load on first use (src/releases.ts): importing the objects layer loads neither.
 /** NCCL's typed layer. */
-function ncclApi(): typeof nccl {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (ncclTyped ??= require('../../generated/13.0/nccl') as typeof nccl);
-}
+const ncclApi = loadNccl;
 /** NCCL's raw layer. */
-function ncclRaw(): typeof NcclRaw {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (ncclRawLayer ??= require('../../generated/13.0/nccl/raw') as typeof NcclRaw);
-}
+const ncclRaw = loadNcclRaw;
 /** NCCL's error for a failed `call`. */
 function ncclError(call: string, status: number): nccl.NcclError {
   return new (ncclApi().NcclError)(call, status);
@@ -165,9 +156,14 @@ function isRank(v: unknown): v is number {
  * A collective (or a non-blocking init) did not complete within its timeout. The communicator was
  * aborted (ncclCommAbort) and is closed: a peer probably died or never came.
  */
-export class CommunicatorTimeoutError extends Error {
-  /** The class name, as printed. */
-  override name = 'CommunicatorTimeoutError';
+export class CommunicatorTimeoutError extends ObjectsError {
+  /**
+   * Made by the Communicator; `where` (the `Communicator.method` that waited) defaults to the one the
+   * message starts with.
+   */
+  constructor(message: string, where = whereOf(message, 'Communicator')) {
+    super(where, OBJECTS_ERROR.timeout, message);
+  }
 }
 
 /** Options of {@link Communicator.rendezvous}. */
@@ -577,9 +573,7 @@ export class Communicator extends Resource {
     for (;;) {
       if (this.stateSettled(call)) {
         this.context.bind();
-        const q = driverRaw.cuStreamQuery(h);
-        if (q === 0) return;
-        if (q !== driverRaw.CUresult.CUDA_ERROR_NOT_READY) throw this.context.fail(new DriverError('cuStreamQuery', q));
+        if (drv.query(this.context, 'cuStreamQuery', h)) return;
       }
       const elapsed = performance.now() - start;
       if (elapsed > timeoutMs) throw this.timedOut(call, timeoutMs, 'the collectives');
@@ -670,7 +664,7 @@ export class Communicator extends Resource {
     if (!(send instanceof DeviceBuffer)) throw new TypeError(`${call}: send must be a DeviceBuffer`);
     if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a dtype are required, e.g. { dtype: 'f32' }`);
     for (const [name, b] of [['send', send], ['recv', recv]] as const) {
-      if (b.closed) throw new Error(`${call}: ${name} buffer is closed`);
+      if (b.closed) throw new ClosedObjectError(call, `${name} buffer`);
       if (b.context.device !== this.device.ordinal) {
         throw new TypeError(`${call}: ${name} buffer is on device ${b.context.device}, this communicator on device ${this.device.ordinal}`);
       }

@@ -6,7 +6,7 @@
 // TypeScript scripts (.ts, .mts, .cts) run under `node --import tsx`; anything else under plain node.
 import type { ChildProcess } from 'node:child_process';
 import type * as net from 'node:net';
-import { STORE_TOKEN_ENV, parseAddress } from './store';
+import { STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
 // node:child_process, node:crypto, node:net and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.

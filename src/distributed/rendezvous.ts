@@ -43,3 +43,15 @@ export function distributedEnvironment(call = 'distributedEnvironment', env: Nod
   if (port < 1 || port > 65535) throw new RangeError(`${call}: MASTER_PORT must be in [1, 65535], got ${port}`);
   return { rank, size, localRank, localSize, nodeRank, address: addr.includes(':') ? `[${addr}]:${port}` : `${addr}:${port}` };
 }
+
+/** The environment variable holding the shared token (set by cuda-ts-run, or by you on every node). */
+export const STORE_TOKEN_ENV = 'CUDA_TS_STORE_TOKEN';
+
+/** Splits `host:port` / `[v6]:port`; RangeError naming `call` otherwise. */
+export function parseAddress(address: unknown, call: string): { host: string; port: number } {
+  if (typeof address !== 'string') throw new TypeError(`${call}: address must be a "host:port" string`);
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`${call}: address must be "host:port" with a port in [1, 65535], got ${JSON.stringify(address)}`);
+  return { host: m[1], port };
+}

@@ -11,6 +11,8 @@
 // Wire format: frames of [u32 BE body length][body]; body = [u8 op][u32 BE request id][payload].
 import type * as Crypto from 'node:crypto';
 import type * as net from 'node:net';
+import { OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
+import { STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
 // node:crypto and node:net load when a store or server is made: importing cuda-ts loads neither.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -18,8 +20,9 @@ const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
-/** The environment variable holding the shared token (set by cuda-ts-run, or by you on every node). */
-export const STORE_TOKEN_ENV = 'CUDA_TS_STORE_TOKEN';
+// The token's variable and the address parser live with the environment convention (src/distributed/
+// rendezvous.ts: no CUDA, no support package, so cuda-ts-run's launcher imports them without koffi).
+export { STORE_TOKEN_ENV, parseAddress };
 
 const PROTOCOL = 'cuda-ts-store/1';
 const NONCE_BYTES = 32;
@@ -64,16 +67,19 @@ const DEFAULT_LIMITS: Required<StoreLimits> = {
   handshakeTimeoutMs: 10_000,
 };
 
-/** A store request failed: the server refused it, the connection closed, or it timed out. */
-export class StoreError extends Error {
-  /** The class name, as printed. */
-  override name = 'StoreError';
+/**
+ * A store request failed: the server refused it, the connection closed, or it timed out. An
+ * ObjectsError named `StoreError`; the message starts with the `TcpStore.method` (or the store side)
+ * that failed.
+ */
+export class StoreError extends ObjectsError {
+  /** `where` defaults to the `Class.method` the message starts with, else `TcpStore`. */
+  constructor(message: string, where = whereOf(message, 'TcpStore')) {
+    super(where, new.target === StoreTimeoutError ? OBJECTS_ERROR.timeout : OBJECTS_ERROR.store, message);
+  }
 }
 /** A store request (get, wait, barrier, connect) did not complete within its timeout. */
-export class StoreTimeoutError extends StoreError {
-  /** The class name, as printed. */
-  override name = 'StoreTimeoutError';
-}
+export class StoreTimeoutError extends StoreError {}
 
 /** The token from `token`, else from $CUDA_TS_STORE_TOKEN; a TypeError naming `call` when neither is set. */
 export function storeToken(token: unknown, call: string): string {
@@ -728,15 +734,6 @@ export interface OpenStoreOptions extends StoreLimits {
   token?: string;
   /** Where rank 0 listens. Default: the address's host when it is a loopback address, else '0.0.0.0'. */
   listenHost?: string;
-}
-
-/** Splits `host:port` / `[v6]:port`; RangeError naming `call` otherwise. */
-export function parseAddress(address: unknown, call: string): { host: string; port: number } {
-  if (typeof address !== 'string') throw new TypeError(`${call}: address must be a "host:port" string`);
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`${call}: address must be "host:port" with a port in [1, 65535], got ${JSON.stringify(address)}`);
-  return { host: m[1], port };
 }
 
 function isLoopback(host: string): boolean {

@@ -9,7 +9,8 @@
 // back to the driver with cuMemFreeAsync on their stream: trim(), an allocation that failed for lack of
 // memory (then retried once), the limit, and the destroy of their stream.
 import * as drv from '../driver';
-import { describe, type Context } from '../context';
+import type { Context } from '../context';
+import { describe } from '../describe';
 import { captureOf } from '../graph/capture';
 import { Core } from '../lifecycle';
 

@@ -3,10 +3,13 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { isArrayBuffer } from '../../support';
-import { describe } from '../context';
+import { describe } from '../describe';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { noteUse } from '../graph/capture';
 import type { Resource } from '../lifecycle';
-import { DeviceBuffer, PinnedHostBuffer, addressArg, ownerOf, type HostData } from './buffers';
+import { addressArg, type HostData } from './arguments';
+import { DeviceBuffer, ownerOf } from './device-buffer';
+import { PinnedHostBuffer } from './pinned-host-buffer';
 import { Stream, toStream, type StreamLike } from '../stream';
 
 /** One copy of a batch: `bytes` bytes from `src` (+ `srcOffset`) to `dst` (+ `dstOffset`). */
@@ -151,7 +154,7 @@ export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], opti
   }
   const v = installedDriver();
   if (v < 13000) {
-    throw new Error(`${where}: batched copies need a CUDA 13.0 driver (580 or newer) here: the objects layer calls 13.0's cuMemcpyBatchAsync${v >= 12080 ? ', and the 12.8 form this driver has takes other arguments' : ' (added in CUDA 12.8)'}; the installed driver supports CUDA ${version(v)}`);
+    throw new ObjectsError(where, OBJECTS_ERROR.unavailable, `${where}: batched copies need a CUDA 13.0 driver (580 or newer) here: the objects layer calls 13.0's cuMemcpyBatchAsync${v >= 12080 ? ', and the 12.8 form this driver has takes other arguments' : ' (added in CUDA 12.8)'}; the installed driver supports CUDA ${version(v)}`);
   }
 
   // One attribute per run of copies with the same source kind (host data: read during the call).

@@ -52,6 +52,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { koffi } from '../../support';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 
 /** What an importer needs to receive a served descriptor (JSON- and postMessage-safe). */
 export interface DescriptorTicket {
@@ -101,7 +102,7 @@ function errnoText(e: number): string {
 }
 
 function requireLinux(call: string): void {
-  if (process.platform !== 'linux') throw new Error(`${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`);
+  if (process.platform !== 'linux') throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`);
 }
 
 // --- libc through koffi, loaded on first use ---
@@ -348,141 +349,175 @@ export function receiveDescriptor(ticket: DescriptorTicket, options: ReceiveOpti
   const timeoutMs = options.timeoutMs ?? 10000;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`${call}: timeoutMs must be a positive number`);
   requireLinux(call);
-  if (t.pid === process.pid) {
-    const sameThread = t.threadId !== undefined ? t.threadId === currentThreadId() : onMainThread();
-    if (sameThread) {
-      throw new Error(`${call}: this ticket was served by this very thread, whose event loop would have to answer while this call blocks it (a deadlock); use the descriptor directly (or receive it from a worker thread)`);
-    }
-  }
-  const c = loadLibc();
-  const deadline = Date.now() + timeoutMs;
-  const timedOut = (): Error => new Error(`${call}: timed out after ${timeoutMs} ms (the exporter's event loop did not answer: is it blocked?)`);
-
-  const name = Buffer.from(t.socket, 'utf8');
-  const token = Buffer.from(t.token + '\n', 'latin1');
-  // timeval (16) | sockaddr_un (110) pad to 112 | token (65) pad to 72 | msghdr (56) | iovec (16) | byte (8) | control (24)
-  const TV = 0, ADDR = 16, TOK = ADDR + 112, MSG = TOK + 72, IOV = MSG + MSGHDR_SIZE, DATA = IOV + 16, CTL = DATA + 8;
-  const mem = new NativeBlock(CTL + CMSG_SPACE_INT);
-  let sock = -1;
+  refuseOwnThread(call, t);
+  const x: Exchange = { call, c: loadLibc(), deadline: Date.now() + timeoutMs, timeoutMs, mem: new NativeBlock(CTL + CMSG_SPACE_INT), sock: -1 };
   try {
-    const setTimeouts = (): boolean => {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      mem.view.setBigInt64(TV, BigInt(Math.floor(left / 1000)), true);
-      mem.view.setBigInt64(TV + 8, BigInt(Math.max(1, (left % 1000) * 1000)), true);
-      for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) {
-        if (c.setsockopt(sock, SOL_SOCKET, opt, mem.at(TV), 16) !== 0) throw new Error(`${call}: setsockopt(${opt === SO_RCVTIMEO ? 'SO_RCVTIMEO' : 'SO_SNDTIMEO'}) failed (${errnoText(koffi.errno())})`);
-      }
-      return true;
-    };
+    connectToExporter(x, Buffer.from(t.socket, 'utf8'));
+    checkExporterCredentials(x, t.pid);
+    sendToken(x, Buffer.from(t.token + '\n', 'latin1'));
+    return takeDescriptor(x, receiveAnswer(x));
+  } finally {
+    if (x.sock >= 0) x.c.close(x.sock);
+    x.mem.free();
+  }
+}
 
-    // connect: sockaddr_un { sa_family_t sun_family; char sun_path[108]; }, abstract: '\0' + name. Node's
-    // libuv binds an abstract name either with its exact length (newer libuv) or padded with NULs to the
-    // whole sun_path (Node 20): two different addresses, so try the exact one, then the padded one.
-    mem.view.setUint16(ADDR, AF_UNIX, true);
-    mem.bytes.set(name, ADDR + 3);
-    let lastErrno = 0;
-    for (const addrLen of [2 + 1 + name.length, 110]) {
-      sock = c.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (sock < 0) throw new Error(`${call}: socket(AF_UNIX) failed (${errnoText(koffi.errno())})`);
-      for (;;) {
-        if (!setTimeouts()) throw timedOut();
-        if (c.connect(sock, mem.at(ADDR), addrLen) === 0) {
-          lastErrno = 0;
-          break;
-        }
-        lastErrno = koffi.errno();
-        if (lastErrno === EINTR) continue;
-        if (lastErrno === EAGAIN || lastErrno === 115 /* EINPROGRESS */) throw timedOut();
-        break;
-      }
-      if (lastErrno === 0) break;
-      c.close(sock);
-      sock = -1;
-      if (lastErrno !== 111 && lastErrno !== 2) break; // only "nobody listens there" is worth the other form
-    }
-    if (lastErrno !== 0) {
-      const e = lastErrno;
-      throw new Error(`${call}: connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`);
-    }
+/** A ticket served by this very thread would deadlock: its event loop must answer while we block it. */
+function refuseOwnThread(call: string, t: DescriptorTicket): void {
+  if (t.pid !== process.pid) return;
+  const sameThread = t.threadId !== undefined ? t.threadId === currentThreadId() : onMainThread();
+  if (sameThread) {
+    throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `${call}: this ticket was served by this very thread, whose event loop would have to answer while this call blocks it (a deadlock); use the descriptor directly (or receive it from a worker thread)`);
+  }
+}
 
-    // the listening side must be the exporting process itself (SO_PEERCRED), so that nobody who bound the
-    // other form of the name can collect the token
-    const cred = { pid: 0, uid: 0 };
-    {
-      mem.view.setUint32(MSG + 12, 12, true);
-      if (c.getsockopt(sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0) throw new Error(`${call}: getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
-      cred.pid = mem.view.getInt32(MSG, true);
-      cred.uid = mem.view.getUint32(MSG + 4, true);
-    }
-    if (cred.pid !== t.pid) {
-      throw new Error(`${call}: the descriptor socket is held by process ${cred.pid}, not by the exporting process ${t.pid} (is the importer in another pid namespace?); refusing to send the token`);
-    }
-    if (typeof process.getuid === 'function' && cred.uid !== process.getuid()) {
-      throw new Error(`${call}: the exporting process runs as uid ${cred.uid}, this one as ${process.getuid()}; refusing`);
-    }
+// The importer's native block: timeval (16) | sockaddr_un (110) pad to 112 | token (65) pad to 72 |
+// msghdr (56) | iovec (16) | byte (8) | control (24)
+const TV = 0, ADDR = 16, TOK = ADDR + 112, MSG = TOK + 72, IOV = MSG + MSGHDR_SIZE, DATA = IOV + 16, CTL = DATA + 8;
 
-    // the token line
-    mem.bytes.set(token, TOK);
-    let sent = 0;
-    while (sent < token.length) {
-      if (!setTimeouts()) throw timedOut();
-      const n = c.write(sock, mem.at(TOK + sent), token.length - sent);
-      if (n > 0) {
-        sent += n;
-        continue;
-      }
-      const e = koffi.errno();
-      if (n < 0 && e === EINTR) continue;
-      if (n < 0 && e === EAGAIN) throw timedOut();
-      throw new Error(`${call}: sending the ticket's token failed (${errnoText(e)})`);
-    }
+/** One receiveDescriptor exchange: its libc, native block, socket (-1: none yet) and deadline. */
+interface Exchange {
+  readonly call: string;
+  readonly c: Libc;
+  readonly mem: NativeBlock;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  sock: number;
+}
 
-    // the answer: one byte, with the descriptor attached when it is '1'
+function timedOut(x: Exchange): ObjectsError {
+  return new ObjectsError(x.call, OBJECTS_ERROR.timeout, `${x.call}: timed out after ${x.timeoutMs} ms (the exporter's event loop did not answer: is it blocked?)`);
+}
+
+function failed(x: Exchange, what: string): ObjectsError {
+  return new ObjectsError(x.call, OBJECTS_ERROR.unavailable, `${x.call}: ${what}`);
+}
+
+/** Sets SO_RCVTIMEO/SO_SNDTIMEO to what is left until the deadline; throws the timeout error when nothing is. */
+function setTimeouts(x: Exchange): void {
+  const left = x.deadline - Date.now();
+  if (left <= 0) throw timedOut(x);
+  x.mem.view.setBigInt64(TV, BigInt(Math.floor(left / 1000)), true);
+  x.mem.view.setBigInt64(TV + 8, BigInt(Math.max(1, (left % 1000) * 1000)), true);
+  for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) {
+    if (x.c.setsockopt(x.sock, SOL_SOCKET, opt, x.mem.at(TV), 16) !== 0) throw failed(x, `setsockopt(${opt === SO_RCVTIMEO ? 'SO_RCVTIMEO' : 'SO_SNDTIMEO'}) failed (${errnoText(koffi.errno())})`);
+  }
+}
+
+/**
+ * Connects `x.sock` to the abstract socket `name`. sockaddr_un { sa_family_t sun_family; char
+ * sun_path[108]; }, abstract: '\0' + name. Node's libuv binds an abstract name either with its exact
+ * length (newer libuv) or padded with NULs to the whole sun_path (Node 20): two different addresses, so
+ * try the exact one, then the padded one.
+ */
+function connectToExporter(x: Exchange, name: Buffer): void {
+  x.mem.view.setUint16(ADDR, AF_UNIX, true);
+  x.mem.bytes.set(name, ADDR + 3);
+  let lastErrno = 0;
+  for (const addrLen of [2 + 1 + name.length, 110]) {
+    x.sock = x.c.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (x.sock < 0) throw failed(x, `socket(AF_UNIX) failed (${errnoText(koffi.errno())})`);
+    lastErrno = connectOnce(x, addrLen);
+    if (lastErrno === 0) return;
+    x.c.close(x.sock);
+    x.sock = -1;
+    if (lastErrno !== 111 && lastErrno !== 2) break; // only "nobody listens there" is worth the other form
+  }
+  const e = lastErrno;
+  throw failed(x, `connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`);
+}
+
+/** connect() with the address at ADDR, retried on EINTR; 0 or the errno it failed with. */
+function connectOnce(x: Exchange, addrLen: number): number {
+  for (;;) {
+    setTimeouts(x);
+    if (x.c.connect(x.sock, x.mem.at(ADDR), addrLen) === 0) return 0;
+    const e = koffi.errno();
+    if (e === EINTR) continue;
+    if (e === EAGAIN || e === 115 /* EINPROGRESS */) throw timedOut(x);
+    return e;
+  }
+}
+
+/**
+ * The listening side must be the exporting process itself (SO_PEERCRED), so that nobody who bound the
+ * other form of the name can collect the token.
+ */
+function checkExporterCredentials(x: Exchange, pid: number): void {
+  const { mem } = x;
+  mem.view.setUint32(MSG + 12, 12, true);
+  if (x.c.getsockopt(x.sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0) throw failed(x, `getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
+  const peerPid = mem.view.getInt32(MSG, true);
+  const peerUid = mem.view.getUint32(MSG + 4, true);
+  if (peerPid !== pid) {
+    throw failed(x, `the descriptor socket is held by process ${peerPid}, not by the exporting process ${pid} (is the importer in another pid namespace?); refusing to send the token`);
+  }
+  if (typeof process.getuid === 'function' && peerUid !== process.getuid()) {
+    throw failed(x, `the exporting process runs as uid ${peerUid}, this one as ${process.getuid()}; refusing`);
+  }
+}
+
+/** Writes the token line. */
+function sendToken(x: Exchange, token: Buffer): void {
+  x.mem.bytes.set(token, TOK);
+  let sent = 0;
+  while (sent < token.length) {
+    setTimeouts(x);
+    const n = x.c.write(x.sock, x.mem.at(TOK + sent), token.length - sent);
+    if (n > 0) {
+      sent += n;
+      continue;
+    }
+    const e = koffi.errno();
+    if (n < 0 && e === EINTR) continue;
+    if (n < 0 && e === EAGAIN) throw timedOut(x);
+    throw failed(x, `sending the ticket's token failed (${errnoText(e)})`);
+  }
+}
+
+/** Receives the answer (one byte, with the descriptor attached when it is '1'); recvmsg's result. */
+function receiveAnswer(x: Exchange): number {
+  const { mem } = x;
+  for (;;) {
+    setTimeouts(x);
+    mem.bytes.fill(0, MSG, CTL + CMSG_SPACE_INT);
     mem.view.setBigUint64(IOV, mem.at(DATA), true);
     mem.view.setBigUint64(IOV + 8, 1n, true);
-    let n: number;
-    for (;;) {
-      if (!setTimeouts()) throw timedOut();
-      mem.bytes.fill(0, MSG, CTL + CMSG_SPACE_INT);
-      mem.view.setBigUint64(IOV, mem.at(DATA), true);
-      mem.view.setBigUint64(IOV + 8, 1n, true);
-      mem.view.setBigUint64(MSG + 16, mem.at(IOV), true);
-      mem.view.setBigUint64(MSG + 24, 1n, true);
-      mem.view.setBigUint64(MSG + 32, mem.at(CTL), true);
-      mem.view.setBigUint64(MSG + 40, BigInt(CMSG_SPACE_INT), true);
-      n = c.recvmsg(sock, mem.at(MSG), MSG_CMSG_CLOEXEC);
-      if (n >= 0) break;
-      const e = koffi.errno();
-      if (e === EINTR) continue;
-      if (e === EAGAIN) throw timedOut();
-      throw new Error(`${call}: receiving the exporter's answer failed (${errnoText(e)})`);
-    }
-
-    // whatever descriptor arrived is ours to close unless we return it
-    let received = -1;
-    const controlLen = Number(mem.view.getBigUint64(MSG + 40, true));
-    if (controlLen >= CMSG_LEN_INT) {
-      const cmsgLen = Number(mem.view.getBigUint64(CTL, true));
-      const level = mem.view.getInt32(CTL + 8, true);
-      const type = mem.view.getInt32(CTL + 12, true);
-      if (level === SOL_SOCKET && type === SCM_RIGHTS && cmsgLen >= CMSG_LEN_INT) received = mem.view.getInt32(CTL + 16, true);
-    }
-    const flags = mem.view.getInt32(MSG + 48, true);
-    const answerByte = n === 1 ? mem.bytes[DATA] : -1;
-    const reject = (why: string): never => {
-      if (received >= 0) c.close(received);
-      throw new Error(`${call}: ${why}`);
-    };
-    if (n === 0) return reject('the exporter closed the connection without answering (its uid differs from this process, or it broke down)');
-    if (flags & MSG_CTRUNC) return reject('the exporter sent more ancillary data than one descriptor (MSG_CTRUNC); refusing it');
-    if (answerByte === 0x30) return reject("the exporter does not know this ticket (withdrawn?)");
-    if (answerByte === 0x45) return reject('the exporter could not send the descriptor (was it closed before the ticket was withdrawn?)');
-    if (answerByte !== 0x31) return reject(`unexpected answer byte ${answerByte} from the exporter`);
-    if (received < 0) return reject('the exporter answered without attaching a descriptor');
-    return received;
-  } finally {
-    if (sock >= 0) c.close(sock);
-    mem.free();
+    mem.view.setBigUint64(MSG + 16, mem.at(IOV), true);
+    mem.view.setBigUint64(MSG + 24, 1n, true);
+    mem.view.setBigUint64(MSG + 32, mem.at(CTL), true);
+    mem.view.setBigUint64(MSG + 40, BigInt(CMSG_SPACE_INT), true);
+    const n = x.c.recvmsg(x.sock, mem.at(MSG), MSG_CMSG_CLOEXEC);
+    if (n >= 0) return n;
+    const e = koffi.errno();
+    if (e === EINTR) continue;
+    if (e === EAGAIN) throw timedOut(x);
+    throw failed(x, `receiving the exporter's answer failed (${errnoText(e)})`);
   }
+}
+
+/** The descriptor the answer carried; any descriptor that arrived is closed when the answer is refused. */
+function takeDescriptor(x: Exchange, n: number): number {
+  const { mem } = x;
+  let received = -1;
+  const controlLen = Number(mem.view.getBigUint64(MSG + 40, true));
+  if (controlLen >= CMSG_LEN_INT) {
+    const cmsgLen = Number(mem.view.getBigUint64(CTL, true));
+    const level = mem.view.getInt32(CTL + 8, true);
+    const type = mem.view.getInt32(CTL + 12, true);
+    if (level === SOL_SOCKET && type === SCM_RIGHTS && cmsgLen >= CMSG_LEN_INT) received = mem.view.getInt32(CTL + 16, true);
+  }
+  const flags = mem.view.getInt32(MSG + 48, true);
+  const answerByte = n === 1 ? mem.bytes[DATA] : -1;
+  const reject = (why: string): never => {
+    if (received >= 0) x.c.close(received);
+    throw failed(x, why);
+  };
+  if (n === 0) return reject('the exporter closed the connection without answering (its uid differs from this process, or it broke down)');
+  if (flags & MSG_CTRUNC) return reject('the exporter sent more ancillary data than one descriptor (MSG_CTRUNC); refusing it');
+  if (answerByte === 0x30) return reject('the exporter does not know this ticket (withdrawn?)');
+  if (answerByte === 0x45) return reject('the exporter could not send the descriptor (was it closed before the ticket was withdrawn?)');
+  if (answerByte !== 0x31) return reject(`unexpected answer byte ${answerByte} from the exporter`);
+  if (received < 0) return reject('the exporter answered without attaching a descriptor');
+  return received;
 }

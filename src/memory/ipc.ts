@@ -30,32 +30,25 @@
 // take the descriptor (and ptrace the exporter).
 import { closeSync, openSync, readlinkSync, constants as fsConstants } from 'node:fs';
 import { koffi } from '../../support';
-import { DriverError, raw } from '../driver';
+import * as drv from '../driver';
 import { Context } from '../context';
 import { Device } from '../device';
 import { Event } from '../event';
 import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
-import { DeviceBuffer } from './buffers';
+import { DeviceBuffer } from './device-buffer';
 import { poll, streamHandle, type PollOptions, type StreamLike } from '../stream';
 import type { DescriptorTicket } from './fd-passing';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 
 // node:net and node:crypto load only when a pool is exported or imported
 const fdPassing = (): typeof import('./fd-passing') => require('./fd-passing') as typeof import('./fd-passing');
 
-const POSIX_FD = raw.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-const u64 = new BigUint64Array(1);
+const POSIX_FD = drv.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 
-// --- driver calls: the raw layer through small local helpers (one place to move them later) ---
-function check(call: string, status: number, ctx?: Context): void {
-  if (status === 0) return;
-  const e = new DriverError(call, status);
-  throw ctx ? ctx.fail(e) : e;
-}
-function outPtr(call: string, fn: (out: BigUint64Array) => number, ctx?: Context): number {
-  u64[0] = 0n;
-  check(call, fn(u64), ctx);
-  return Number(u64[0]);
-}
+// Driver calls go through the door (src/driver.ts): drv.call binds the context and turns a failing
+// status into a DriverError, drv.release skips a free once a sticky error took the context and marks
+// one a free meets. The arguments are built here (out slots, fixed-size byte arrays, a 64-byte record)
+// so they always have the types and sizes the C functions take.
 function toHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
@@ -122,7 +115,7 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
   } catch (e) {
     reasons.push(`/proc/${pid}/fd/${fd}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  throw new Error(`${call}: cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`);
+  throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`);
 }
 
 /** Lets `importer` (a pid, or 'any' process of this user) take descriptors from this process under Yama ptrace_scope=1. */
@@ -132,7 +125,7 @@ export function allowDescriptorImport(importer: number | 'any'): void {
   if (process.platform !== 'linux') return;
   const r = loadLibc().prctl(PR_SET_PTRACER, importer === 'any' ? PR_SET_PTRACER_ANY : BigInt(importer), 0, 0, 0);
   // EINVAL: no Yama in this kernel, so nothing to allow
-  if (r !== 0 && koffi.errno() !== 22) throw new Error(`${call}: prctl(PR_SET_PTRACER) failed with errno ${koffi.errno()}`);
+  if (r !== 0 && koffi.errno() !== 22) throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `prctl(PR_SET_PTRACER) failed with errno ${koffi.errno()}`);
 }
 
 /** Describes a shareable pool: pass it to {@link importPool} in another process (JSON/postMessage-safe). */
@@ -191,19 +184,18 @@ export class SharedBuffer extends DeviceBuffer {
  */
 export class IpcMemoryPool extends Resource {
   /** The driver handle (CUmemoryPool). */
-  readonly handle: raw.CUmemoryPool;
+  readonly handle: drv.CUmemoryPool;
   /** The context used for the pool's calls. */
   readonly context: Context;
   /** The device whose memory the pool holds. */
   readonly device: number;
   private fd = -1;
 
-  private constructor(handle: raw.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
+  private constructor(handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
     super('IpcMemoryPool', () => whenNoHostFuncs(() => {
       if (state.ticket) fdPassing().withdrawDescriptor(state.ticket);
       if (state.fd >= 0) closeSync(state.fd);
-      if (!context.bindForFree()) return;
-      check('cuMemPoolDestroy', raw.cuMemPoolDestroy(handle));
+      drv.release(context, 'cuMemPoolDestroy', handle);
     }), [context]);
     this.handle = handle;
     this.context = context;
@@ -219,14 +211,14 @@ export class IpcMemoryPool extends Resource {
     if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal, got ${String(device)}`);
     const maxSize = checkSize(`${call}: maxSize`, options.maxSize ?? 0);
     const ctx = Context.primary(device);
-    ctx.bind();
     const props = new DataView(new ArrayBuffer(88));
-    props.setInt32(0, raw.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, true);
+    props.setInt32(0, drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, true);
     props.setInt32(4, POSIX_FD, true);
-    props.setInt32(8, raw.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
+    props.setInt32(8, drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
     props.setInt32(12, device, true);
     props.setBigUint64(24, BigInt(maxSize), true);
-    const pool = outPtr('cuMemPoolCreate', (o) => raw.cuMemPoolCreate(o, new Uint8Array(props.buffer)), ctx) as raw.CUmemoryPool;
+    drv.call(ctx, 'cuMemPoolCreate', drv.out64, new Uint8Array(props.buffer));
+    const pool = drv.outNumber() as drv.CUmemoryPool;
     return new IpcMemoryPool(pool, ctx, device, { fd: -1 });
   }
 
@@ -238,12 +230,9 @@ export class IpcMemoryPool extends Resource {
     if (byteLength === 0) throw new RangeError(`${call}: byteLength must be positive`);
     const h = streamHandle(stream);
     const ctx = this.context;
-    ctx.bind();
-    const ptr = outPtr('cuMemAllocFromPoolAsync', (o) => raw.cuMemAllocFromPoolAsync(o, byteLength, this.handle, h), ctx);
-    return new SharedBuffer('SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
-      if (!ctx.bindForFree()) return;
-      check('cuMemFreeAsync', raw.cuMemFreeAsync(ptr as raw.CUdeviceptr, h));
-    }), this);
+    drv.call(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
+    const ptr = drv.outNumber();
+    return new SharedBuffer('SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFreeAsync', ptr, h)), this);
   }
 
   /**
@@ -253,9 +242,8 @@ export class IpcMemoryPool extends Resource {
   exportHandle(options: { allowImporter?: number | 'any' } = {}): PoolHandle {
     this.assertOpen();
     if (this.state.fd < 0) {
-      this.context.bind();
       const out = new Int32Array(2);
-      check('cuMemPoolExportToShareableHandle', raw.cuMemPoolExportToShareableHandle(out, this.handle, POSIX_FD, 0), this.context);
+      drv.call(this.context, 'cuMemPoolExportToShareableHandle', out, this.handle, POSIX_FD, 0);
       this.state.fd = out[0];
       this.state.ticket = fdPassing().serveDescriptor(out[0]);
     }
@@ -270,8 +258,7 @@ export class IpcMemoryPool extends Resource {
     if (!(buf instanceof SharedBuffer)) throw new TypeError(`${call}: buf must be a buffer from IpcMemoryPool.alloc`);
     const data = new Uint8Array(64);
     const ptr = buf.ptr;
-    this.context.bind();
-    check('cuMemPoolExportPointer', raw.cuMemPoolExportPointer(data, ptr), this.context);
+    drv.call(this.context, 'cuMemPoolExportPointer', data, ptr);
     return { kind: 'cuda-ts/pool-buffer', pid: process.pid, data: toHex(data), byteLength: buf.byteLength, address: ptr, device: this.device };
   }
 }
@@ -279,7 +266,7 @@ export class IpcMemoryPool extends Resource {
 /** A pool imported from another process: importBuffer() maps its exported buffers here. */
 export class ImportedMemoryPool extends Resource {
   /** The imported driver handle (CUmemoryPool); 0 for a pool of this same process. */
-  readonly handle: raw.CUmemoryPool;
+  readonly handle: drv.CUmemoryPool;
   /** The context buffers are imported into. */
   readonly context: Context;
   /** The exporting process. */
@@ -287,11 +274,8 @@ export class ImportedMemoryPool extends Resource {
   /** How the descriptor was obtained. */
   readonly via: 'socket' | 'pidfd_getfd' | 'procfs' | 'given' | 'same-process';
 
-  private constructor(handle: raw.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
-    super('ImportedMemoryPool', handle === 0 ? undefined : () => whenNoHostFuncs(() => {
-      if (!context.bindForFree()) return;
-      check('cuMemPoolDestroy', raw.cuMemPoolDestroy(handle));
-    }), [context]);
+  private constructor(handle: drv.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
+    super('ImportedMemoryPool', handle === 0 ? undefined : () => whenNoHostFuncs(() => drv.release(context, 'cuMemPoolDestroy', handle)), [context]);
     this.handle = handle;
     this.context = context;
     this.pid = pid;
@@ -308,7 +292,7 @@ export class ImportedMemoryPool extends Resource {
     const device = options.device ?? (h.device as number);
     if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal`);
     const ctx = Context.primary(device);
-    if (pid === process.pid && options.fd === undefined) return new ImportedMemoryPool(0 as raw.CUmemoryPool, ctx, pid, 'same-process');
+    if (pid === process.pid && options.fd === undefined) return new ImportedMemoryPool(0 as drv.CUmemoryPool, ctx, pid, 'same-process');
     let fd: number;
     let via: ImportedMemoryPool['via'];
     if (options.fd !== undefined) {
@@ -329,15 +313,15 @@ export class ImportedMemoryPool extends Resource {
       ({ fd, how: via } = got ?? takeDescriptor(call, pid, h.fd as number, reasons));
     }
     try {
-      ctx.bind();
-      const pool = outPtr('cuMemPoolImportFromShareableHandle', (o) => raw.cuMemPoolImportFromShareableHandle(o, fd as never, POSIX_FD, 0), ctx) as raw.CUmemoryPool;
+      drv.call(ctx, 'cuMemPoolImportFromShareableHandle', drv.out64, fd, POSIX_FD, 0);
+      const pool = drv.outNumber() as drv.CUmemoryPool;
       if (device !== h.device) {
         // this device reads and writes the other device's pool over peer access
         const desc = new DataView(new ArrayBuffer(12));
-        desc.setInt32(0, raw.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
+        desc.setInt32(0, drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
         desc.setInt32(4, device, true);
-        desc.setInt32(8, raw.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE, true);
-        check('cuMemPoolSetAccess', raw.cuMemPoolSetAccess(pool, new Uint8Array(desc.buffer), 1), ctx);
+        desc.setInt32(8, drv.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE, true);
+        drv.call(ctx, 'cuMemPoolSetAccess', pool, new Uint8Array(desc.buffer), 1);
       }
       return new ImportedMemoryPool(pool, ctx, pid, via);
     } finally {
@@ -361,12 +345,9 @@ export class ImportedMemoryPool extends Resource {
       const address = checkSize(`${call}: address`, h.address);
       return new SharedBuffer('SharedBuffer (same process)', address, byteLength, ctx, undefined, this);
     }
-    ctx.bind();
-    const ptr = outPtr('cuMemPoolImportPointer', (o) => raw.cuMemPoolImportPointer(o, this.handle, data), ctx);
-    return new SharedBuffer('SharedBuffer (imported)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
-      if (!ctx.bindForFree()) return;
-      check('cuMemFree', raw.cuMemFree(ptr as raw.CUdeviceptr));
-    }), this);
+    drv.call(ctx, 'cuMemPoolImportPointer', drv.out64, this.handle, data);
+    const ptr = drv.outNumber();
+    return new SharedBuffer('SharedBuffer (imported)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)), this);
   }
 }
 
@@ -413,8 +394,7 @@ export function exportMemHandle(buf: DeviceBuffer): MemHandle {
   if (buf.stream || buf.parent) throw new TypeError(`${call}: legacy IPC shares whole cuMemAlloc allocations: allocate without a stream, and export the buffer, not a view (use IpcMemoryPool for stream-ordered memory)`);
   const ptr = buf.ptr;
   const out = new Uint8Array(64);
-  buf.context.bind();
-  check('cuIpcGetMemHandle', raw.cuIpcGetMemHandle(out, ptr), buf.context);
+  drv.call(buf.context, 'cuIpcGetMemHandle', out, ptr);
   return { kind: 'cuda-ts/ipc-mem', pid: process.pid, handle: toHex(out), byteLength: buf.byteLength, address: ptr, device: buf.context.device };
 }
 
@@ -432,12 +412,9 @@ export function openMemHandle(handle: MemHandle, options: { device?: number } = 
     // cuIpcOpenMemHandle refuses handles of its own process; the address is valid here already
     return new SharedBuffer('SharedBuffer (same process)', checkSize(`${call}: address`, h.address), byteLength, ctx, undefined, undefined);
   }
-  ctx.bind();
-  const ptr = outPtr('cuIpcOpenMemHandle', (o) => raw.cuIpcOpenMemHandle(o, handleRecord(bytes), raw.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), ctx);
-  return new SharedBuffer('SharedBuffer (ipc)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
-    if (!ctx.bindForFree()) return;
-    check('cuIpcCloseMemHandle', raw.cuIpcCloseMemHandle(ptr as raw.CUdeviceptr));
-  }), undefined);
+  drv.call(ctx, 'cuIpcOpenMemHandle', drv.out64, handleRecord(bytes), drv.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  const ptr = drv.outNumber();
+  return new SharedBuffer('SharedBuffer (ipc)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuIpcCloseMemHandle', ptr)), undefined);
 }
 
 /** An IPC event handle (cuIpcGetEventHandle). */
@@ -458,26 +435,22 @@ export interface EventHandle {
 export function exportEvent(event: Event): EventHandle {
   const call = 'exportEvent';
   if (!(event instanceof Event)) throw new TypeError(`${call}: event must be an Event`);
-  if (!(event.flags & raw.CUevent_flags.CU_EVENT_INTERPROCESS)) throw new TypeError(`${call}: the event must be created with { interprocess: true, timing: false }`);
+  if (!(event.flags & drv.CUevent_flags.CU_EVENT_INTERPROCESS)) throw new TypeError(`${call}: the event must be created with { interprocess: true, timing: false }`);
   event.assertUsable();
   const out = new Uint8Array(64);
-  event.context.bind();
-  check('cuIpcGetEventHandle', raw.cuIpcGetEventHandle(out, event.handle), event.context);
+  drv.call(event.context, 'cuIpcGetEventHandle', out, event.handle);
   return { kind: 'cuda-ts/ipc-event', pid: process.pid, handle: toHex(out), device: event.context.device, event: event.handle };
 }
 
 /** An event opened from another process's handle: record it, make streams wait for it, query it. */
 export class SharedEvent extends Resource {
   /** The driver handle (CUevent). */
-  readonly handle: raw.CUevent;
+  readonly handle: drv.CUevent;
   /** The context it belongs to. */
   readonly context: Context;
 
-  private constructor(handle: raw.CUevent, context: Context, owned = true) {
-    super(owned ? 'SharedEvent' : 'SharedEvent (same process)', !owned ? undefined : () => {
-      if (!context.bindForFree()) return;
-      check('cuEventDestroy', raw.cuEventDestroy(handle));
-    }, [context]);
+  private constructor(handle: drv.CUevent, context: Context, owned = true) {
+    super(owned ? 'SharedEvent' : 'SharedEvent (same process)', !owned ? undefined : () => drv.release(context, 'cuEventDestroy', handle), [context]);
     this.handle = handle;
     this.context = context;
   }
@@ -492,17 +465,16 @@ export class SharedEvent extends Resource {
     if (!Number.isInteger(dev) || dev < 0) throw new TypeError(`${call}: device must be a device ordinal`);
     const ctx = Context.primary(dev);
     // a handle of this very process (a worker thread): the event is valid here as it is, owned by the exporter
-    if (o.pid === process.pid) return new SharedEvent(checkSize(`${call}: event`, o.event) as raw.CUevent, ctx, false);
-    ctx.bind();
-    return new SharedEvent(outPtr('cuIpcOpenEventHandle', (out) => raw.cuIpcOpenEventHandle(out, handleRecord(bytes)), ctx) as raw.CUevent, ctx);
+    if (o.pid === process.pid) return new SharedEvent(checkSize(`${call}: event`, o.event) as drv.CUevent, ctx, false);
+    drv.call(ctx, 'cuIpcOpenEventHandle', drv.out64, handleRecord(bytes));
+    return new SharedEvent(drv.outNumber() as drv.CUevent, ctx);
   }
 
   /** Records the event on `stream` (default: the legacy default stream). */
   record(stream?: StreamLike): this {
     this.assertOpen();
     const h = streamHandle(stream);
-    this.context.bind();
-    check('cuEventRecord', raw.cuEventRecord(this.handle, h), this.context);
+    drv.call(this.context, 'cuEventRecord', this.handle, h);
     return this;
   }
 
@@ -510,8 +482,7 @@ export class SharedEvent extends Resource {
   waitOn(stream?: StreamLike): this {
     this.assertOpen();
     const h = streamHandle(stream);
-    this.context.bind();
-    check('cuStreamWaitEvent', raw.cuStreamWaitEvent(h, this.handle, 0), this.context);
+    drv.call(this.context, 'cuStreamWaitEvent', h, this.handle, 0);
     return this;
   }
 
@@ -519,10 +490,7 @@ export class SharedEvent extends Resource {
   query(): boolean {
     this.assertOpen();
     this.context.bind();
-    const s = raw.cuEventQuery(this.handle);
-    if (s === raw.CUresult.CUDA_ERROR_NOT_READY) return false;
-    check('cuEventQuery', s, this.context);
-    return true;
+    return drv.query(this.context, 'cuEventQuery', this.handle);
   }
 
   /** Resolves when the event completes, without blocking the event loop. */

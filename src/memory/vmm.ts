@@ -5,7 +5,8 @@
 import * as drv from '../driver';
 import { Context, contextOf, describe } from '../context';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
-import { DeviceBuffer, encodeLocation } from './buffers';
+import { DeviceBuffer } from './device-buffer';
+import { encodeLocation } from './location';
 
 /** Options of {@link VirtualMemoryResource.create}. */
 export interface VirtualMemoryOptions {

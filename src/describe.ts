@@ -1,0 +1,11 @@
+// describe(): how an argument error names the value it got. A leaf (it imports nothing), so that every
+// module's validation can use it without importing context.ts.
+
+/** A short description of a bad argument for error messages. */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  if (typeof v === 'function') return 'a function';
+  return `${typeof v} ${String(v)}`;
+}

@@ -1,0 +1,113 @@
+// Argument checks shared by the memory classes: host data, sizes, byte ranges, options objects, TypedArray
+// constructors and raw addresses. Each throws a TypeError or RangeError naming the calling method, before
+// any native call (koffi converts bad numbers silently).
+import { isArrayBuffer, isDataView } from '../../support';
+import { describe } from '../describe';
+import type { StreamLike } from '../stream';
+
+/** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
+export type HostData = ArrayBufferView | ArrayBuffer;
+
+/** Options of {@link DeviceBuffer.copyFrom} and {@link DeviceBuffer.copyTo}. */
+export interface CopyOptions {
+  /** Stream to copy on (default: the buffer's allocating stream, else a synchronous copy). */
+  stream?: StreamLike;
+  /** Byte offset into this buffer (default 0). */
+  offset?: number;
+  /** Bytes to copy (default: all of the source, or what is left of this buffer for copyTo). */
+  byteLength?: number;
+}
+
+/** Options of {@link DeviceBuffer.memset}. */
+export interface MemsetOptions {
+  /** Stream to fill on (default: the buffer's allocating stream, else synchronous). */
+  stream?: StreamLike;
+  /** Element width in bytes: 1, 2 or 4 (default 1). */
+  width?: 1 | 2 | 4;
+  /** Byte offset of the first element (a multiple of `width`, default 0). */
+  offset?: number;
+  /** Elements to fill (default: up to the end of the buffer). */
+  count?: number;
+}
+
+/** A TypedArray class (Float32Array, Uint8Array, …): picks the element type of toArray() and array(). */
+export interface TypedArrayConstructor<T extends ArrayBufferView> {
+  /** A view of `length` elements of `buffer` from byte `byteOffset`. */
+  new (buffer: ArrayBuffer, byteOffset?: number, length?: number): T;
+  /** A new zero-filled array of `length` elements. */
+  new (length: number): T;
+  /** Element size in bytes. */
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/** The bytes of host data (a DataView as a Uint8Array over the same memory); TypeError otherwise. */
+export function hostBytes(where: string, data: unknown): { ptr: ArrayBufferView | ArrayBuffer; byteLength: number } {
+  if (isArrayBuffer(data)) return { ptr: data, byteLength: data.byteLength };
+  if (ArrayBuffer.isView(data)) {
+    const view = isDataView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data;
+    return { ptr: view, byteLength: data.byteLength };
+  }
+  throw new TypeError(`${where}: expected a TypedArray, DataView, Buffer, ArrayBuffer, DeviceBuffer or PinnedHostBuffer, got ${describe(data)}`);
+}
+
+/** A non-negative safe integer, or a RangeError naming `where` (TypeError for a non-number). */
+export function checkedSize(where: string, v: unknown): number {
+  if (typeof v !== 'number' && typeof v !== 'bigint') throw new TypeError(`${where} must be a non-negative integer, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} must be a non-negative integer, got ${describe(v)}`);
+  return v;
+}
+
+/** `o` as an options record (undefined stays undefined); TypeError for a non-object. */
+export function optionsObject(where: string, o: unknown): Record<string, unknown> | undefined {
+  if (o === undefined) return undefined;
+  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
+  return o as Record<string, unknown>;
+}
+
+/** RangeError unless bytes [offset, offset + byteLength) lie within `capacity`. */
+export function rangeCheck(what: string, offset: number, byteLength: number, capacity: number): void {
+  if (offset + byteLength > capacity) {
+    throw new RangeError(`${what}: bytes [${offset}, ${offset + byteLength}) are out of bounds of a ${capacity}-byte buffer`);
+  }
+}
+
+// By construction, not instanceof: constructors from another realm (a vm context, a test runner's
+// sandbox) are typed arrays too. Checked once per constructor.
+const typedArrayCtors = new WeakSet<object>();
+function isTypedArrayCtor(c: unknown): c is TypedArrayConstructor<ArrayBufferView> {
+  if (typeof c !== 'function') return false;
+  if (typedArrayCtors.has(c)) return true;
+  let ok = false;
+  try {
+    const probe = new (c as new (n: number) => unknown)(0);
+    ok = ArrayBuffer.isView(probe) && !(probe instanceof DataView) && typeof (c as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT === 'number';
+  } catch {
+    ok = false;
+  }
+  if (ok) typedArrayCtors.add(c);
+  return ok;
+}
+
+/** `ctor` checked as a TypedArray constructor of 1-, 2-, 4- or 8-byte elements. */
+export function elementType<T extends ArrayBufferView>(where: string, ctor: unknown): TypedArrayConstructor<T> {
+  if (!isTypedArrayCtor(ctor) || ![1, 2, 4, 8].includes(ctor.BYTES_PER_ELEMENT)) {
+    throw new TypeError(`${where}: expected a TypedArray constructor (Float32Array, Uint8Array, …), got ${describe(ctor)}`);
+  }
+  return ctor as unknown as TypedArrayConstructor<T>;
+}
+
+/** TypeError for a key of `o` not in `keys`. */
+export function optionKeys(where: string, o: Record<string, unknown>, keys: readonly string[]): void {
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+}
+
+/** A device address given as a number or bigint, checked. @internal */
+export function addressArg(where: string, v: unknown): number {
+  if (typeof v === 'bigint') {
+    if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${where} must be an address below 2**53, got ${v}n`);
+    return Number(v);
+  }
+  if (typeof v !== 'number') throw new TypeError(`${where} must be an address (number or bigint), got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${where} must be a non-negative integer address, got ${describe(v)}`);
+  return v;
+}

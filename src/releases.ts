@@ -1,0 +1,68 @@
+// Which release of each CUDA library the objects layer loads. This is the only file of src/ that
+// names a `generated/<release>` folder (test/door.test.ts checks it): MAKING ANOTHER RELEASE THE
+// DEFAULT IS A CHANGE TO THIS FILE ALONE (the paths below and the *_RELEASE constants).
+//
+// The driver is bound at import (src/driver.ts, the door, is its only user: the driver names below
+// are for it). NVRTC, nvJitLink and NCCL load on first use through the loaders below, never at import:
+// importing cuda-ts/objects must not load them (bench/import.ts measures it). Their `import type`
+// lines cost nothing at run time; NCCL's enums (types only, no library) load at import as before.
+
+// The driver: DriverError and the binder from their own files (the typed layer's entry, hundreds of
+// stubs, is not loaded); the raw layer for the door's few C-exact callers; its types, enums, constants.
+export { DriverError } from '../generated/13.0/driver/typed/shared';
+export * as driverRaw from '../generated/13.0/driver/raw';
+export { binder as driverBinder } from '../generated/13.0/driver/binding';
+export * from '../generated/13.0/driver/types';
+
+import type * as NvrtcApi from '../generated/13.0/nvrtc';
+import type * as NvJitLinkApi from '../generated/13.0/nvjitlink';
+import type * as NcclApi from '../generated/13.0/nccl';
+import type * as NcclRawApi from '../generated/13.0/nccl/raw';
+
+/** NCCL's enums and constants (no library load: types only). */
+export * as ncclTypes from '../generated/13.0/nccl/types';
+
+/** NVRTC's typed layer, as a type namespace (`import type { nvrtc } from './releases'`). */
+export type * as nvrtc from '../generated/13.0/nvrtc';
+/** nvJitLink's typed layer, as a type namespace. */
+export type * as nvjitlink from '../generated/13.0/nvjitlink';
+/** NCCL's typed layer, as a type namespace. */
+export type * as nccl from '../generated/13.0/nccl';
+/** NCCL's raw layer, as a type namespace. */
+export type * as ncclRaw from '../generated/13.0/nccl/raw';
+
+/** The CUDA release whose driver ABI the objects layer calls. */
+export const DRIVER_RELEASE = '13.0';
+/** The release of the NVRTC bindings {@link loadNvrtc} loads. */
+export const NVRTC_RELEASE = '13.0';
+/** The release of the nvJitLink bindings {@link loadNvJitLink} loads. */
+export const NVJITLINK_RELEASE = '13.0';
+/** The release of the NCCL bindings {@link loadNccl} and {@link loadNcclRaw} load. */
+export const NCCL_RELEASE = '13.0';
+
+// Each loader `require`s its module on first use (a literal path, so bundlers and tsc see it).
+/* eslint-disable @typescript-eslint/no-require-imports */
+let nvrtcModule: typeof NvrtcApi | undefined;
+/** NVRTC's typed layer, loaded on first use. */
+export function loadNvrtc(): typeof NvrtcApi {
+  return (nvrtcModule ??= require('../generated/13.0/nvrtc') as typeof NvrtcApi);
+}
+
+let nvJitLinkModule: typeof NvJitLinkApi | undefined;
+/** nvJitLink's typed layer, loaded on first use. */
+export function loadNvJitLink(): typeof NvJitLinkApi {
+  return (nvJitLinkModule ??= require('../generated/13.0/nvjitlink') as typeof NvJitLinkApi);
+}
+
+let ncclModule: typeof NcclApi | undefined;
+/** NCCL's typed layer, loaded on first use. */
+export function loadNccl(): typeof NcclApi {
+  return (ncclModule ??= require('../generated/13.0/nccl') as typeof NcclApi);
+}
+
+let ncclRawModule: typeof NcclRawApi | undefined;
+/** NCCL's raw layer, loaded on first use. */
+export function loadNcclRaw(): typeof NcclRawApi {
+  return (ncclRawModule ??= require('../generated/13.0/nccl/raw') as typeof NcclRawApi);
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
