@@ -121,10 +121,10 @@ export function copyPeer(dst: DeviceBuffer, src: DeviceBuffer, options: PeerCopy
   if (!(dst instanceof DeviceBuffer)) throw new TypeError(`copyPeer: dst must be a DeviceBuffer, got ${describe(dst)}`);
   if (!(src instanceof DeviceBuffer)) throw new TypeError(`copyPeer: src must be a DeviceBuffer, got ${describe(src)}`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`copyPeer: options must be an object, got ${describe(options)}`);
-  const srcOffset = checkSize('copyPeer srcOffset', options.srcOffset ?? 0);
-  const dstOffset = checkSize('copyPeer dstOffset', options.dstOffset ?? 0);
+  const srcOffset = checkSize('copyPeer: srcOffset', options.srcOffset ?? 0);
+  const dstOffset = checkSize('copyPeer: dstOffset', options.dstOffset ?? 0);
   bounds('source', srcOffset, 0, src.byteLength);
-  const bytes = checkSize('copyPeer bytes', options.bytes ?? src.byteLength - srcOffset);
+  const bytes = checkSize('copyPeer: bytes', options.bytes ?? src.byteLength - srcOffset);
   bounds('source', srcOffset, bytes, src.byteLength);
   bounds('destination', dstOffset, bytes, dst.byteLength);
   const to = dst.ptr + dstOffset; // .ptr throws once a buffer is closed

@@ -384,7 +384,7 @@ export class Stream extends Resource {
     this.check();
     if (!CAPTURE_MODES.has(mode)) throw new RangeError(`Stream.beginCapture: mode must be a CUstreamCaptureMode (0, 1 or 2), got ${describe(mode)}`);
     if (this.handle <= 2) throw new TypeError('Stream.beginCapture: a default stream cannot be captured: use Stream.create()');
-    if (this.capture) throw new Error('Stream.beginCapture: the stream is already capturing');
+    if (this.capture) throw new ObjectsError('Stream.beginCapture', OBJECTS_ERROR.state, 'Stream.beginCapture: the stream is already capturing');
     drv.callOnStream(this.context, this.handle, 'cuStreamBeginCapture', this.handle, mode);
     this.capture = beginTracking(this.context, this.handle);
     this.capture.core.hold(this.core);

@@ -115,12 +115,14 @@ export function nodeArgsFor(script: string): string[] {
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/**
- * Runs the ranks of this node; resolves with the exit status the launcher should exit with (0 when
- * every rank exited 0, else the first failing rank's code, or 128 + signal number).
- */
-export async function launchRanks(options: LaunchOptions): Promise<number> {
-  const call = 'cuda-ts-run';
+/** The node's layout, checked: processes per node, nodes, this node's index. */
+interface NodeLayout {
+  readonly nproc: number;
+  readonly nnodes: number;
+  readonly nodeRank: number;
+}
+
+function checkLayout(call: string, options: LaunchOptions): NodeLayout {
   const nnodes = options.nnodes ?? 1;
   const nodeRank = options.nodeRank ?? 0;
   const nproc = options.nprocPerNode;
@@ -128,24 +130,41 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   if (!Number.isInteger(nnodes) || nnodes < 1) throw new RangeError(`${call}: nnodes must be a positive integer`);
   if (!Number.isInteger(nodeRank) || nodeRank < 0 || nodeRank >= nnodes) throw new RangeError(`${call}: node rank must be in [0, ${nnodes}), got ${nodeRank}`);
   if (nnodes > 1 && options.master === undefined) throw new RangeError(`${call}: --master ADDR:PORT is required with several nodes (rank 0's node, reachable from every node)`);
-  const master = options.master ?? `127.0.0.1:${await freePort()}`;
-  const { host, port } = parseAddress(master, call);
-  const env = { ...process.env, ...options.env };
-  let token = env[STORE_TOKEN_ENV];
-  if (!token) {
-    if (nnodes > 1) throw new RangeError(`${call}: set ${STORE_TOKEN_ENV} to the same secret on every node (the store refuses processes without it)`);
-    token = crypto().randomBytes(24).toString('hex');
-  }
-  const grace = options.killGraceMs ?? 5000;
-  const children: (ChildProcess | undefined)[] = [];
-  const exited = new Set<number>();
-  let status: number | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
+  return { nproc, nnodes, nodeRank };
+}
+
+/** The store token: the environment's, else (one node only) a fresh random one. */
+function storeToken(call: string, env: NodeJS.ProcessEnv, nnodes: number): string {
+  const token = env[STORE_TOKEN_ENV];
+  if (token) return token;
+  if (nnodes > 1) throw new RangeError(`${call}: set ${STORE_TOKEN_ENV} to the same secret on every node (the store refuses processes without it)`);
+  return crypto().randomBytes(24).toString('hex');
+}
+
+/** What every rank's environment shares: process.env with the options' env, the store's address and token. */
+interface RankEnvironment {
+  readonly env: NodeJS.ProcessEnv;
+  readonly host: string;
+  readonly port: number;
+  readonly token: string;
+}
+
+/**
+ * The running ranks of this node and the launcher's exit status: the first failure (or forwarded
+ * signal) decides it, and stops the others (SIGTERM, then SIGKILL after the grace period).
+ */
+class RankGroup {
+  readonly children: (ChildProcess | undefined)[] = [];
+  readonly exited = new Set<number>();
+  status: number | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly graceMs: number) {}
 
   // Each rank leads its own process group, so stopping a rank stops what it started too.
-  const signalAll = (sig: NodeJS.Signals): void => {
-    children.forEach((c, i) => {
-      if (!c || exited.has(i) || c.pid === undefined) return;
+  signalAll(sig: NodeJS.Signals): void {
+    this.children.forEach((c, i) => {
+      if (!c || this.exited.has(i) || c.pid === undefined) return;
       try {
         process.kill(-c.pid, sig);
       } catch {
@@ -156,61 +175,102 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
         }
       }
     });
-  };
-  const stopAll = (): void => {
-    signalAll('SIGTERM');
-    killTimer ??= setTimeout(() => signalAll('SIGKILL'), grace);
-  };
-  const forward = (sig: NodeJS.Signals): void => {
-    status ??= 128 + (SIGNAL_NUMBERS[sig] ?? 15);
-    signalAll(sig);
-    killTimer ??= setTimeout(() => signalAll('SIGKILL'), grace);
-  };
-  for (const s of SIGNALS) process.on(s, forward);
+  }
 
+  stopAll(): void {
+    this.signalAll('SIGTERM');
+    this.killLater();
+  }
+
+  /** A signal the launcher got: passed on to every rank (its number decides the status unless one failed). */
+  readonly forward = (sig: NodeJS.Signals): void => {
+    this.status ??= 128 + (SIGNAL_NUMBERS[sig] ?? 15);
+    this.signalAll(sig);
+    this.killLater();
+  };
+
+  private killLater(): void {
+    this.killTimer ??= setTimeout(() => this.signalAll('SIGKILL'), this.graceMs);
+  }
+
+  dispose(): void {
+    if (this.killTimer) clearTimeout(this.killTimer);
+  }
+}
+
+/** Starts local rank `local` in its own process group, with the torchrun environment. */
+function spawnRank(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvironment, local: number): ChildProcess {
+  const { nproc, nnodes, nodeRank } = layout;
+  const rank = nodeRank * nproc + local;
+  return childProcess().spawn(process.execPath, [...nodeArgsFor(options.script), ...(options.args ?? [])], {
+    stdio: options.stdio ?? 'inherit',
+    detached: true,
+    env: {
+      ...rankEnv.env,
+      RANK: String(rank),
+      WORLD_SIZE: String(nnodes * nproc),
+      LOCAL_RANK: String(local),
+      LOCAL_WORLD_SIZE: String(nproc),
+      NODE_RANK: String(nodeRank),
+      GROUP_RANK: String(nodeRank),
+      MASTER_ADDR: rankEnv.host,
+      MASTER_PORT: String(rankEnv.port),
+      [STORE_TOKEN_ENV]: rankEnv.token,
+    },
+  });
+}
+
+/** Calls `onExit` when the rank exits, or with 127 when it could not start. */
+function watchRank(child: ChildProcess, rank: number, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+  child.once('exit', onExit);
+  child.once('error', (e) => {
+    process.stderr.write(`cuda-ts-run: rank ${rank} could not start: ${e.message}\n`);
+    onExit(127, null);
+  });
+}
+
+/** Starts every rank of this node; resolves with the group's status once all have exited. */
+function runRanks(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvironment, group: RankGroup): Promise<number> {
+  const { nproc, nodeRank } = layout;
+  return new Promise<number>((resolve) => {
+    for (let local = 0; local < nproc; local++) {
+      const rank = nodeRank * nproc + local;
+      const done = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (group.exited.has(local)) return;
+        group.exited.add(local);
+        if (code !== 0 && group.status === undefined) {
+          group.status = code ?? 128 + (SIGNAL_NUMBERS[signal ?? 'SIGTERM'] ?? 15);
+          process.stderr.write(`cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`);
+          group.stopAll();
+        }
+        if (group.exited.size === nproc) resolve(group.status ?? 0);
+      };
+      const child = spawnRank(options, layout, rankEnv, local);
+      group.children.push(child);
+      options.onSpawn?.(local, child);
+      watchRank(child, rank, done);
+    }
+  });
+}
+
+/**
+ * Runs the ranks of this node; resolves with the exit status the launcher should exit with (0 when
+ * every rank exited 0, else the first failing rank's code, or 128 + signal number).
+ */
+export async function launchRanks(options: LaunchOptions): Promise<number> {
+  const call = 'cuda-ts-run';
+  const layout = checkLayout(call, options);
+  const master = options.master ?? `127.0.0.1:${await freePort()}`;
+  const { host, port } = parseAddress(master, call);
+  const env = { ...process.env, ...options.env };
+  const token = storeToken(call, env, layout.nnodes);
+  const group = new RankGroup(options.killGraceMs ?? 5000);
+  for (const s of SIGNALS) process.on(s, group.forward);
   try {
-    return await new Promise<number>((resolve) => {
-      for (let local = 0; local < nproc; local++) {
-        const rank = nodeRank * nproc + local;
-        const child = childProcess().spawn(process.execPath, [...nodeArgsFor(options.script), ...(options.args ?? [])], {
-          stdio: options.stdio ?? 'inherit',
-          detached: true,
-          env: {
-            ...env,
-            RANK: String(rank),
-            WORLD_SIZE: String(nnodes * nproc),
-            LOCAL_RANK: String(local),
-            LOCAL_WORLD_SIZE: String(nproc),
-            NODE_RANK: String(nodeRank),
-            GROUP_RANK: String(nodeRank),
-            MASTER_ADDR: host,
-            MASTER_PORT: String(port),
-            [STORE_TOKEN_ENV]: token,
-          },
-        });
-        children.push(child);
-        options.onSpawn?.(local, child);
-        const done = (code: number | null, signal: NodeJS.Signals | null): void => {
-          if (exited.has(local)) return;
-          exited.add(local);
-          const failed = code !== 0;
-          if (failed && status === undefined) {
-            status = code ?? 128 + (SIGNAL_NUMBERS[signal ?? 'SIGTERM'] ?? 15);
-            process.stderr.write(`cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`);
-            stopAll();
-          }
-          if (exited.size === nproc) resolve(status ?? 0);
-        };
-        child.once('exit', done);
-        child.once('error', (e) => {
-          process.stderr.write(`cuda-ts-run: rank ${rank} could not start: ${e.message}\n`);
-          done(127, null);
-        });
-      }
-    });
+    return await runRanks(options, layout, { env, host, port, token }, group);
   } finally {
-    if (killTimer) clearTimeout(killTimer);
-    for (const s of SIGNALS) process.off(s, forward);
+    group.dispose();
+    for (const s of SIGNALS) process.off(s, group.forward);
   }
 }
 

@@ -14,6 +14,7 @@ import { koffi } from '../../support';
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
 import { describe } from '../describe';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Core, Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
 import { encodeKernelNodeParams, packFor } from '../launch';
 import { LaunchConfig, type LaunchConfigInit } from '../launch-config';
@@ -334,7 +335,7 @@ export class Graph extends Resource {
     drv.call(this.context, 'cuGraphAddNode', drv.out64, this.handle, deps, null, deps?.length ?? 0, params);
     const node = this.node(drv.outNumber(), NT.CU_GRAPH_NODE_TYPE_CONDITIONAL);
     const out = dv.getBigUint64(32, true); // phGraph_out: the driver's array of `size` body graphs
-    if (out === 0n) throw new Error(`${where}: the driver returned no body graphs`);
+    if (out === 0n) throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: the driver returned no body graphs`);
     const handles = new BigUint64Array(koffi.view(out, 8 * size).slice(0));
     const bodies = Array.from(handles, (h) => new Graph(Number(h) as drv.CUgraph, this.context, undefined, this.owner));
     return { node, bodies };

@@ -4,6 +4,7 @@
 // buffers made from it earlier stay valid. close() unmaps, releases the chunks and frees the range.
 import * as drv from '../driver';
 import { Context, contextOf, describe } from '../context';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation } from './location';
@@ -132,7 +133,7 @@ export class VirtualMemoryResource extends Resource {
     const option = o.granularity === 'minimum' ? drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM : drv.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED;
     drv.call(ctx, 'cuMemGetAllocationGranularity', drv.out64, prop, option);
     const granularity = drv.outNumber();
-    if (granularity <= 0) throw new Error(`${where}: the driver reported an allocation granularity of ${granularity}`);
+    if (granularity <= 0) throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: the driver reported an allocation granularity of ${granularity}`);
     const reserved = Math.ceil(maxSize / granularity) * granularity;
     if (initial > reserved) throw new RangeError(`${where}: initialSize ${initial} is larger than maxSize ${maxSize}`);
     drv.call(ctx, 'cuMemAddressReserve', drv.out64, reserved, 0, 0, 0);
