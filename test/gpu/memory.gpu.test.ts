@@ -7,6 +7,7 @@ import {
   CachingAllocator, CudaArray, Device, DeviceBuffer, LaunchConfig, ManagedBuffer, MemoryPool, PinnedHostBuffer, Program, Stream, SurfaceObject,
   TensorMap, TextureObject, VirtualMemoryResource, copyBatch, launch, type Module,
 } from '../../src';
+import { tmaTileKernel } from './fixtures/tma-kernel';
 import { describeGpu } from './gpu-env';
 
 const SOURCE = String.raw`
@@ -25,26 +26,8 @@ extern "C" __global__ void sample(cudaTextureObject_t tex, cudaSurfaceObject_t s
 }
 `;
 
-const TMA_SOURCE = String.raw`
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-extern "C" __global__ void tma_tile(const __grid_constant__ TensorMap tmap, float* out) {
-  __shared__ alignas(128) float tile[64];
-  __shared__ alignas(8) unsigned long long bar;
-  unsigned barAddr = (unsigned)__cvta_generic_to_shared(&bar);
-  unsigned tileAddr = (unsigned)__cvta_generic_to_shared(tile);
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(barAddr));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(barAddr), "r"(256) : "memory");
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 :: "r"(tileAddr), "l"(&tmap), "r"(8), "r"(8), "r"(barAddr) : "memory");
-    asm volatile("{\n .reg .pred p;\n WAIT%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n @!p bra WAIT%=;\n }" :: "r"(barAddr) : "memory");
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < 64; i += blockDim.x) out[i] = tile[i];
-}
-`;
+// The tile at (8, 8): the test's tensor map describes it.
+const TMA_SOURCE = tmaTileKernel(8, 8);
 
 describeGpu('objects layer part 2: memory resources, wrapped memory, batched copies, tensor maps, textures', () => {
   let device: Device;

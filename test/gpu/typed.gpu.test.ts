@@ -6,30 +6,12 @@ import { join } from 'node:path';
 import * as cu from '../../generated/13.0/driver';
 import * as nvrtc from '../../generated/13.0/nvrtc';
 import { addressOf, CudaError } from '../../support';
+import { tmaTileKernel } from './fixtures/tma-kernel';
 import { describeGpu } from './gpu-env';
 
 // One 8×8 tile of a 16×16 float tensor loaded by the Hopper tensor-memory accelerator through a
-// CUtensorMap passed by value (__grid_constant__), then copied out.
-const TMA_KERNEL = String.raw`
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-extern "C" __global__ void tma_tile(const __grid_constant__ TensorMap tmap, float* out) {
-  __shared__ alignas(128) float tile[64];
-  __shared__ alignas(8) unsigned long long bar;
-  unsigned barAddr = (unsigned)__cvta_generic_to_shared(&bar);
-  unsigned tileAddr = (unsigned)__cvta_generic_to_shared(tile);
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(barAddr));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(barAddr), "r"(256) : "memory");
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 :: "r"(tileAddr), "l"(&tmap), "r"(0), "r"(0), "r"(barAddr) : "memory");
-    asm volatile("{\n .reg .pred p;\n WAIT%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n @!p bra WAIT%=;\n }" :: "r"(barAddr) : "memory");
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < 64; i += blockDim.x) out[i] = tile[i];
-}
-extern "C" __global__ void spin(float* x) { x[threadIdx.x] += 1.0f; }
+// CUtensorMap passed by value (__grid_constant__), then copied out; and a kernel to keep a stream busy.
+const TMA_KERNEL = `${tmaTileKernel(0, 0)}extern "C" __global__ void spin(float* x) { x[threadIdx.x] += 1.0f; }
 `;
 
 function compile(source: string, arch: string): Uint8Array {
