@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { SUPPORT_DIR } from '../generator/support-path';
 import { REPO_ROOT } from './common';
 import { transpileTree } from './startup';
 
@@ -17,8 +18,9 @@ function main(): void {
   if (!commit) throw new Error('usage: npx tsx bench/before-tree.ts <commit>');
   const src = mkdtempSync(join(tmpdir(), 'cuda-ts-before-'));
   try {
-    // the support package sits in src/runtime before the layout of issue 24, in support/ after it
-    const paths = ['src', 'support', 'generated/13.0'].filter((p) => execFileSync('git', ['ls-tree', '--name-only', commit, p], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '');
+    // the support package sits in src/runtime before the layout of issue 24, in SUPPORT_DIR after it
+    // (transpileTree follows relative requires into either)
+    const paths = ['src', SUPPORT_DIR, 'generated/13.0'].filter((p) => execFileSync('git', ['ls-tree', '--name-only', commit, p], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '');
     const tar = execFileSync('git', ['archive', commit, ...paths], { cwd: REPO_ROOT, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', src], { input: tar });
     rmSync(BEFORE_DIR, { recursive: true, force: true });

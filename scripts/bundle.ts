@@ -18,13 +18,14 @@
 // inlined the same file, user code) gets the same exports, and a bundle that finds a file already in
 // require.cache uses that instance instead of its own copy. So one CudaError class, one library cache.
 //
-// Package boundaries: src/runtime is the support package (@cuda-ts/runtime-support when packed) and is
-// never inlined elsewhere; each generated module folder is one package; the objects layer is src/ less
-// src/runtime. A require that leaves the bundle keeps a specifier relative to the bundle's folder, so
-// scripts/pack-modules.ts rewrites the runtime's as before.
+// Package boundaries: the support folder (SUPPORT_DIR, @cuda-ts/runtime-support when packed) is one
+// package and is never inlined elsewhere; each generated module folder is one package; the objects
+// layer is src/. A require that leaves the bundle keeps a specifier relative to the bundle's folder, so
+// scripts/pack-modules.ts rewrites the support package's as before.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { SUPPORT_DIR } from '../generator/support-path';
 
 /** The first line of a bundle; a tree whose entry starts with it is not bundled again. */
 export const BUNDLE_BANNER = '// cuda-ts bundle (scripts/bundle.ts):';
@@ -141,12 +142,25 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
     });
 
   const inlined = order.slice(1);
-  const parts: string[] = [
+  const parts = bundleParts(inlined.map((file) => ({ key: key(file), code: rewrite(file) })), rewrite(entry));
+  // the function the entry calls, written whole: joining it to the file's text at run time made V8 copy
+  // the text once more (flattening the joined string)
+  const body = `(function (exports, require, module, __filename, __dirname) {\n${loadFaster(parts.join('\n'))}\n})\n`;
+  const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
+  const plainName = `${basename(entry, '.js')}${PLAIN_SUFFIX}`;
+  const text = stub(bodyName, plainName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1);
+  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key) };
+}
+
+/** A bundle's code, as lines: the inlined files (by key: their path inside the entry's folder) with
+ *  the loader that runs each once under its own path, then the entry's own code. */
+function bundleParts(inlined: { key: string; code: string }[], entryCode: string): string[] {
+  return [
     `${BUNDLE_BANNER} ${inlined.length + 1} files in one; each keeps its own module object in require.cache. Generated; do not edit.`,
     "'use strict';",
     // the loader: a file runs once, under its own path, with its own module object (see the header)
     'const __cudaTsFiles = {',
-    ...inlined.map((file) => `${JSON.stringify(key(file))}: (function (exports, module, __filename, __dirname) {\n${rewrite(file)}\n}),`),
+    ...inlined.map((f) => `${JSON.stringify(f.key)}: (function (exports, module, __filename, __dirname) {\n${f.code}\n}),`),
     '};',
     // keys are relative paths with '/' inside the entry's folder: joined by hand where '/' is the
     // separator (path.join and _nodeModulePaths run cold, once per file, at every import)
@@ -186,16 +200,9 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
     '}',
     // the entry's own code last: it runs as this file, with this module
     '(function (exports) {',
-    rewrite(entry).replace(/^(["'])use strict\1;\n?/, ''),
+    entryCode.replace(/^(["'])use strict\1;\n?/, ''),
     '}).call(module.exports = __cudaTsExports(), module.exports);',
   ];
-  // the function the entry calls, written whole: joining it to the file's text at run time made V8 copy
-  // the text once more (flattening the joined string)
-  const body = `(function (exports, require, module, __filename, __dirname) {\n${loadFaster(parts.join('\n'))}\n})\n`;
-  const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
-  const plainName = `${basename(entry, '.js')}${PLAIN_SUFFIX}`;
-  const text = stub(bodyName, plainName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1);
-  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key) };
 }
 
 /** The file beside an entry that holds its bundled code: `index.js` → `index.body.js`. */
@@ -305,8 +312,10 @@ export function loadFaster(text: string): string {
 /** The entries of a dist/ tree: the support code, the objects layer and each module's three entries. */
 export function distEntries(root: string): BundleSpec[] {
   const out: BundleSpec[] = [];
-  if (existsSync(join(root, 'src/runtime/index.js'))) out.push({ entry: 'src/runtime/index.js', boundary: 'src/runtime' });
-  if (existsSync(join(root, 'src/index.js'))) out.push({ entry: 'src/index.js', boundary: 'src', exclude: ['src/runtime'], lazyReexports: true });
+  if (existsSync(join(root, SUPPORT_DIR, 'index.js'))) out.push({ entry: `${SUPPORT_DIR}/index.js`, boundary: SUPPORT_DIR });
+  // (were the support folder ever inside src/ again, it would stay a package of its own)
+  const supportInSrc = SUPPORT_DIR.startsWith('src/') ? [SUPPORT_DIR] : [];
+  if (existsSync(join(root, 'src/index.js'))) out.push({ entry: 'src/index.js', boundary: 'src', exclude: supportInSrc, lazyReexports: true });
   const gen = join(root, 'generated');
   if (existsSync(gen)) {
     for (const release of readdirSync(gen).sort()) {

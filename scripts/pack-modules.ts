@@ -6,13 +6,15 @@
 //   cuda-ts                     every module of every release, the objects layer and the `cuda-ts` bin (doctor);
 //                               its package.json is the root one (same "exports"), less scripts and dev tools,
 //                               plus a dependency on the support package: its `cuda-ts/runtime-support` entry
-//                               re-exports that package, and its code imports it (rewritten from src/runtime),
-//                               so one CudaError class serves cuda-ts and every @cuda-ts/<module> installed with it.
-//   @cuda-ts/runtime-support    src/runtime compiled: the support code generated modules import.
+//                               re-exports that package, and its code imports it (rewritten from relative
+//                               imports of support/), so one CudaError class serves cuda-ts and every
+//                               @cuda-ts/<module> installed with it.
+//   @cuda-ts/runtime-support    support/ compiled: the support code generated modules import.
 //   @cuda-ts/gen                the generator (generator/ compiled) and its `cuda-ts-gen` bin; depends on zod.
 //   @cuda-ts/<module>           one module of one release, versioned <release>.<revision> (13.0.100,
 //                               12.6.100: two versions of one package); depends on koffi and the support
-//                               package only (its `../../../src/runtime` imports are rewritten to it).
+//                               package only (its `../../../support` imports are rewritten to it).
+// The support package's folder and npm name come from generator/support-path.ts (named there once).
 //
 // Module formats. tsc emits CommonJS (dist/<path>.js, as `npm run build` always did). The ES module
 // entries (dist/esm/<path>.js) are thin wrappers generated here that import that CommonJS build and
@@ -28,13 +30,14 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MODULES } from '../generator/modules';
+import { SUPPORT_DIR, SUPPORT_PACKAGE, supportSpecifier } from '../generator/support-path';
 import { BODY_SUFFIX, PLAIN_SUFFIX, bundleTree } from './bundle';
 
 const ROOT = resolve(__dirname, '..');
 const SCOPE = '@cuda-ts';
-const SUPPORT = `${SCOPE}/runtime-support`;
-/** How generated code imports the support code (rewritten to SUPPORT in module packages). */
-const SUPPORT_SPECIFIER = '../../../src/runtime';
+const SUPPORT = SUPPORT_PACKAGE;
+/** The support package's entry in a compiled tree (relative to dist, no extension). */
+const SUPPORT_ENTRY = `${SUPPORT_DIR}/index`;
 
 export interface PackOptions {
   /** Package selectors: `cuda-ts`, `runtime-support`, `<release>/<module>`, `<module>` (every release),
@@ -125,13 +128,14 @@ function listModules(): ModuleEntry[] {
   return out;
 }
 
-/** `src/**.ts` relative to src (the objects layer and src/runtime). */
-function listSources(dir = join(ROOT, 'src'), prefix = ''): string[] {
+/** The `.ts` sources under `folder` (relative to the repository), as repository-relative paths without
+ *  extension: `src` (the objects layer), SUPPORT_DIR (the support package), `generator`. */
+function listSources(folder: string): string[] {
   const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listSources(full, `${prefix}${name}/`));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(`${prefix}${name.slice(0, -3)}`);
+  for (const name of readdirSync(join(ROOT, folder)).sort()) {
+    const rel = `${folder}/${name}`;
+    if (statSync(join(ROOT, rel)).isDirectory()) out.push(...listSources(rel));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(rel.slice(0, -3));
   }
   return out;
 }
@@ -141,17 +145,6 @@ interface Selection {
   support: boolean;
   gen: boolean;
   modules: ModuleEntry[];
-}
-
-/** `generator/**.ts` relative to the repository (what @cuda-ts/gen ships, compiled). */
-function listGeneratorSources(dir = join(ROOT, 'generator'), prefix = 'generator/'): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listGeneratorSources(full, `${prefix}${name}/`));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(`${prefix}${name.slice(0, -3)}`);
-  }
-  return out;
 }
 
 function select(only: string[] | undefined, all: ModuleEntry[]): Selection {
@@ -302,11 +295,11 @@ function conditional(esm: string, cjs: string): unknown {
 }
 
 
-/** Rewrites a generated module's imports of src/runtime to the support package and proves none is left
- *  (`file` is `<release>/<module>/<path>`: a chunk file one folder down imports `../` once more). */
+/** Rewrites a generated module's imports of the support folder to the support package and proves none
+ *  is left (`file` is `<release>/<module>/<path>`: a chunk file one folder down imports `../` once more). */
 function toSupport(file: string): (text: string) => string {
   const depth = file.split('/').length - 3; // folders between the module's root and the file
-  const spec = `${'../'.repeat(depth)}${SUPPORT_SPECIFIER}`;
+  const spec = `${'../'.repeat(depth)}${supportSpecifier(0)}`;
   const outside = new RegExp(`(?:require\\(\\s*|from\\s+|import\\(\\s*)["'](?:\\.\\./){${depth + 1}}`);
   return (text) => {
     const out = text.split(`"${spec}"`).join(`"${SUPPORT}"`).split(`'${spec}'`).join(`'${SUPPORT}'`);
@@ -327,13 +320,13 @@ function readme(root: RootPackage, title: string, body: string): string {
   return `# ${title}\n\n${body.trim()}\n\nPart of [cuda-ts](https://www.npmjs.com/package/cuda-ts): CUDA bindings generated from NVIDIA's headers, called through [koffi](https://koffi.dev). Needs ${nodeLines(root.engines)} and, to call anything, the CUDA library at run time; importing loads nothing. MIT licensed (LICENSE).\n`;
 }
 
-/** Rewrites the imports of src/runtime in the compiled file `rel` (relative to dist, no extension) to
- *  the support package, and proves that nothing inside src/runtime is still imported by path. */
+/** Rewrites the imports of the support folder in the compiled file `rel` (relative to dist, no
+ *  extension) to the support package, and proves that nothing inside that folder is still imported by path. */
 function supportImports(rel: string): (text: string) => string {
-  const spec = relTarget(join(ROOT, `${rel}.js`), join(ROOT, 'src', 'runtime'));
+  const spec = relTarget(join(ROOT, `${rel}.js`), join(ROOT, SUPPORT_DIR));
   return (text) => {
     const out = text.split(`"${spec}"`).join(`"${SUPPORT}"`).split(`'${spec}'`).join(`'${SUPPORT}'`);
-    if (out.includes(`"${spec}/`) || out.includes(`'${spec}/`)) throw new Error(`${rel}: imports a file inside src/runtime (${spec}/…); only its index is in ${SUPPORT}`);
+    if (out.includes(`"${spec}/`) || out.includes(`'${spec}/`)) throw new Error(`${rel}: imports a file inside ${SUPPORT_DIR}/ (${spec}/…); only its index is in ${SUPPORT}`);
     return out;
   };
 }
@@ -347,11 +340,12 @@ function common(root: RootPackage): Record<string, unknown> {
 }
 
 function stageSupport(root: RootPackage, dist: string, dir: string, sources: string[], names: Names): void {
-  for (const s of sources.filter((x) => x.startsWith('runtime/'))) {
-    const base = s.slice('runtime/'.length);
-    for (const ext of ['.js', '.d.ts']) copy(join(dist, 'src', `${s}${ext}`), join(dir, 'dist', 'cjs', `${base}${ext}`));
+  // `sources` are the support folder's, repository-relative: the package's dist/cjs is that folder
+  for (const s of sources) {
+    const base = s.slice(`${SUPPORT_DIR}/`.length);
+    for (const ext of ['.js', '.d.ts']) copy(join(dist, `${s}${ext}`), join(dir, 'dist', 'cjs', `${base}${ext}`));
   }
-  writePackageEsm(dir, 'index', names['src/runtime/index']);
+  writePackageEsm(dir, 'index', names[SUPPORT_ENTRY]);
   writeJson(join(dir, 'dist', 'cjs', 'package.json'), { type: 'commonjs' });
   writeJson(join(dir, 'dist', 'esm', 'package.json'), { type: 'module' });
   writeJson(join(dir, 'package.json'), {
@@ -416,20 +410,21 @@ CommonJS works the same way (\`const { ${example} } = require('${name}')\`). A c
 }
 
 function stageMain(root: RootPackage, dist: string, dir: string, sources: string[], modules: ModuleEntry[]): void {
-  // Every import of src/runtime becomes the support package: one copy of it, however packages combine.
+  // Every import of the support folder becomes the support package: one copy of it, however packages
+  // combine. `sources` are the objects layer's (src/), repository-relative.
   const both = (rel: string): void => {
     for (const ext of ['.js', '.d.ts']) {
       copy(join(dist, `${rel}${ext}`), join(dir, 'dist', `${rel}${ext}`), supportImports(rel));
     }
   };
-  for (const s of sources.filter((x) => !x.startsWith('runtime/'))) both(`src/${s}`);
+  for (const s of sources) both(s);
   for (const e of modules) for (const file of moduleFiles(e)) both(`generated/${e.release}/${e.module}/${file}`);
   // The `cuda-ts/runtime-support` entry: the support package itself.
-  write(join(dir, 'dist', 'src', 'runtime', 'index.js'), `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`);
-  write(join(dir, 'dist', 'src', 'runtime', 'index.d.ts'), `export * from ${JSON.stringify(SUPPORT)};\n`);
+  write(join(dir, 'dist', `${SUPPORT_ENTRY}.js`), `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`);
+  write(join(dir, 'dist', `${SUPPORT_ENTRY}.d.ts`), `export * from ${JSON.stringify(SUPPORT)};\n`);
   copy(join(ROOT, 'bin', 'cuda-ts.js'), join(dir, 'bin', 'cuda-ts.js'));
   copy(join(ROOT, 'bin', 'cuda-ts-run.js'), join(dir, 'bin', 'cuda-ts-run.js'));
-  for (const entry of ['src/index', 'src/runtime/index', ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
+  for (const entry of ['src/index', SUPPORT_ENTRY, ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
     for (const ext of ['.js', '.d.ts']) copy(join(dist, 'esm', `${entry}${ext}`), join(dir, 'dist', 'esm', `${entry}${ext}`));
   }
   copy(join(dist, 'package.json'), join(dir, 'dist', 'package.json'));
@@ -446,7 +441,7 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
 }
 
 /** `sources` (compiled, relative to dist) and every file they require by relative path, transitively
- *  (the generator imports a few facts of src/runtime, e.g. the minimum driver of each release). */
+ *  (the generator imports a few facts of the support folder, e.g. the minimum driver of each release). */
 function withRelativeRequires(dist: string, sources: string[]): string[] {
   const seen = new Set<string>();
   const queue = [...sources];
@@ -491,7 +486,7 @@ npx cuda-ts-gen --list                                   # the modules it knows
 npx cuda-ts-gen --toolkit /usr/local/cuda --out . --modules driver,runtime
 \`\`\`
 
-Into a cuda-ts clone it writes code importing \`src/runtime\`; into any other folder, code importing
+Into a cuda-ts clone it writes code importing \`${SUPPORT_DIR}/\`; into any other folder, code importing
 \`${SUPPORT}\` by name (plus a package.json and tsconfig.json when absent), so install \`${SUPPORT}\` and
 \`koffi\` next to it. The published \`cuda-ts\` and \`${SCOPE}/<module>\` packages already hold the bindings
 of every supported release; generate when you need another toolkit's. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
@@ -515,19 +510,20 @@ export function packModules(opts: PackOptions = {}): PackResult {
   const out = resolve(opts.out ?? join(dist, 'packages'));
   const all = listModules();
   const sel = select(opts.only, all);
-  const allSources = listSources();
-  // The support package ships src/runtime; the main package the rest of src/ (compiled with it).
-  const sources = sel.main ? allSources : sel.support ? allSources.filter((s) => s.startsWith('runtime/')) : [];
-  const genSources = sel.gen ? listGeneratorSources() : [];
+  // The support package ships the support folder; the main package src/ (compiled with it).
+  const objectsSources = listSources('src');
+  const supportSources = listSources(SUPPORT_DIR);
+  const sources = [...(sel.main ? objectsSources : []), ...(sel.support || sel.main ? supportSources : [])];
+  const genSources = sel.gen ? listSources('generator') : [];
   const modules = sel.main ? all : sel.modules;
   const entries = [
     ...(sel.main ? ['src/index'] : []),
-    ...(sel.support || sel.main ? ['src/runtime/index'] : []),
+    ...(sel.support || sel.main ? [SUPPORT_ENTRY] : []),
     ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`)),
   ];
 
   if (opts.build !== false) {
-    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
+    timed('tsc', () => compile(dist, [...sources, ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
     // one file per entry, as `npm run build` makes them (scripts/bundle.ts)
     timed('bundle', () => bundleTree(dist));
   }
@@ -545,32 +541,7 @@ export function packModules(opts: PackOptions = {}): PackResult {
   for (const f of readdirSync(out)) if (f.endsWith('.tgz') || f === 'manifest.json') rmSync(join(out, f));
   const stage = join(out, '.stage');
   rmSync(stage, { recursive: true, force: true });
-
-  const staged: { dir: string; name: string; version: string; module?: string }[] = [];
-  timed('stage', () => {
-    if (sel.main) {
-      const dir = join(stage, 'cuda-ts');
-      stageMain(root, dist, dir, allSources, all);
-      staged.push({ dir, name: root.name, version: root.version });
-    }
-    if (sel.support) {
-      const dir = join(stage, 'runtime-support');
-      stageSupport(root, dist, dir, allSources, names);
-      staged.push({ dir, name: SUPPORT, version: root.version });
-    }
-    if (sel.gen) {
-      const dir = join(stage, 'gen');
-      stageGen(root, dist, dir, genSources);
-      staged.push({ dir, name: `${SCOPE}/gen`, version: root.version });
-    }
-    for (const e of sel.modules) {
-      const dir = join(stage, `${e.module}-${e.release}`);
-      const version = `${e.release}.${revision}${prerelease}`;
-      stageModule(root, dist, dir, e, version, names);
-      staged.push({ dir, name: `${SCOPE}/${e.module}`, version, module: `${e.release}/${e.module}` });
-    }
-    for (const { dir } of staged) copy(join(ROOT, 'LICENSE'), join(dir, 'LICENSE'));
-  });
+  const staged = timed('stage', () => stagePackages({ root, dist, stage, sel, all, objectsSources, supportSources, genSources, names, revision, prerelease }));
 
   // One `npm pack` for all staged folders; --json names each tarball.
   const packed = timed('npm pack', () =>
@@ -583,6 +554,59 @@ export function packModules(opts: PackOptions = {}): PackResult {
   rmSync(stage, { recursive: true, force: true });
   writeJson(join(out, 'manifest.json'), packages.map((p) => ({ ...p, file: relative(out, p.file) })));
   return { packages, timings };
+}
+
+interface StagePlan {
+  root: RootPackage;
+  dist: string;
+  /** The folder each package is staged in, one sub-folder per package. */
+  stage: string;
+  sel: Selection;
+  all: ModuleEntry[];
+  objectsSources: string[];
+  supportSources: string[];
+  genSources: string[];
+  names: Names;
+  /** The patch number and pre-release suffix of module packages (moduleRevision). */
+  revision: number;
+  prerelease: string;
+}
+
+/** A package's staged folder, its name and version (and `<release>/<module>` for module packages). */
+interface StagedPackage {
+  dir: string;
+  name: string;
+  version: string;
+  module?: string;
+}
+
+/** Stages the selected packages (a folder each, ready for `npm pack`) and names them. */
+function stagePackages(plan: StagePlan): StagedPackage[] {
+  const { root, dist, stage, sel, names } = plan;
+  const staged: StagedPackage[] = [];
+  if (sel.main) {
+    const dir = join(stage, 'cuda-ts');
+    stageMain(root, dist, dir, plan.objectsSources, plan.all);
+    staged.push({ dir, name: root.name, version: root.version });
+  }
+  if (sel.support) {
+    const dir = join(stage, 'runtime-support');
+    stageSupport(root, dist, dir, plan.supportSources, names);
+    staged.push({ dir, name: SUPPORT, version: root.version });
+  }
+  if (sel.gen) {
+    const dir = join(stage, 'gen');
+    stageGen(root, dist, dir, plan.genSources);
+    staged.push({ dir, name: `${SCOPE}/gen`, version: root.version });
+  }
+  for (const e of sel.modules) {
+    const dir = join(stage, `${e.module}-${e.release}`);
+    const version = `${e.release}.${plan.revision}${plan.prerelease}`;
+    stageModule(root, dist, dir, e, version, names);
+    staged.push({ dir, name: `${SCOPE}/${e.module}`, version, module: `${e.release}/${e.module}` });
+  }
+  for (const { dir } of staged) copy(join(ROOT, 'LICENSE'), join(dir, 'LICENSE'));
+  return staged;
 }
 
 const USAGE = `usage: tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]

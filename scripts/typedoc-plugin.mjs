@@ -18,10 +18,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { Application, Comment, Converter, DeclarationReflection, ParameterType, ReflectionKind, ReflectionType } from 'typedoc';
 
+/** The support package's folder, as generator/support-path.ts names it (TypeScript a plugin cannot import). */
+const SUPPORT_DIR = (() => {
+  const text = readFileSync(new URL('../generator/support-path.ts', import.meta.url), 'utf8');
+  const m = /^export const SUPPORT_DIR = '([^']+)';$/m.exec(text);
+  if (!m) throw new Error('typedoc-plugin: generator/support-path.ts no longer declares SUPPORT_DIR as a string literal');
+  return m[1];
+})();
+
 /** Import specifier of an entry point, by its path relative to the repository root. */
 function importName(file) {
   if (file === 'src/index.ts') return 'cuda-ts/objects';
-  if (file === 'src/runtime/index.ts') return 'cuda-ts/runtime-support';
+  if (file === `${SUPPORT_DIR}/index.ts`) return 'cuda-ts/runtime-support';
   const m = /^generated\/(\d+\.\d+)\/(\w+)\/(index|raw)\.ts$/.exec(file);
   return m ? `cuda-ts/${m[1]}/${m[2]}${m[3] === 'raw' ? '/raw' : ''}` : undefined;
 }
@@ -58,90 +66,95 @@ export function load(app) {
     return optionsFile ? dirname(resolve(optionsFile)) : process.cwd();
   };
   const pathOf = (fullFileName) => relative(root(), fullFileName).split(sep).join('/');
+  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => nameModules(context.project, pathOf));
+  app.on(Application.EVENT_VALIDATE_PROJECT, (project) => validateDocumentation(app, project, pathOf));
+}
 
-  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
-    for (const mod of context.project.getReflectionsByKind(ReflectionKind.Module | ReflectionKind.Namespace)) {
-      const source = mod.sources?.[0]?.fullFileName;
-      if (!source) continue;
-      const file = pathOf(source);
-      // Entry points, and the `raw` namespace each generated module re-exports.
-      if (mod.kindOf(ReflectionKind.Namespace) && !/^generated\/[^/]+\/\w+\/raw\.ts$/.test(file)) continue;
-      const name = mod.kindOf(ReflectionKind.Module) ? importName(file) : undefined;
-      if (name) mod.name = name;
-      if (!mod.hasComment()) {
-        const text = headerComment(source);
-        if (text) mod.comment = new Comment([{ kind: 'text', text }]);
+/** Names each entry point (and each generated module's `raw` namespace) after its import specifier,
+ *  with its file's header comment as summary where it has none. */
+function nameModules(project, pathOf) {
+  for (const mod of project.getReflectionsByKind(ReflectionKind.Module | ReflectionKind.Namespace)) {
+    const source = mod.sources?.[0]?.fullFileName;
+    if (!source) continue;
+    const file = pathOf(source);
+    // Entry points, and the `raw` namespace each generated module re-exports.
+    if (mod.kindOf(ReflectionKind.Namespace) && !/^generated\/[^/]+\/\w+\/raw\.ts$/.test(file)) continue;
+    const name = mod.kindOf(ReflectionKind.Module) ? importName(file) : undefined;
+    if (name) mod.name = name;
+    if (!mod.hasComment()) {
+      const text = headerComment(source);
+      if (text) mod.comment = new Comment([{ kind: 'text', text }]);
+    }
+  }
+}
+
+/** TypeDoc's notDocumented check on the files under cudaTsDocumentedPaths (see the header). */
+function validateDocumentation(app, project, pathOf) {
+  const prefixes = app.options.getValue('cudaTsDocumentedPaths');
+  if (prefixes.length === 0) return;
+  const allowed = new Set(app.options.getValue('cudaTsUndocumentedFiles'));
+  const intentional = app.options.getValue('intentionallyNotDocumented');
+  const undocumentedIn = new Map(); // allowed file → count
+  const usedIntentional = new Set();
+
+  // The kinds to check, with functions, methods, constructors and accessors checked by signature
+  // (as TypeDoc's own notDocumented validation does).
+  let kinds = app.options.getValue('requiredToBeDocumented').reduce((k, name) => k | ReflectionKind[name], 0);
+  const bySignature = [
+    [ReflectionKind.FunctionOrMethod, ReflectionKind.CallSignature],
+    [ReflectionKind.Constructor, ReflectionKind.ConstructorSignature],
+    [ReflectionKind.Accessor, ReflectionKind.GetSignature | ReflectionKind.SetSignature],
+  ];
+  for (const [container, signature] of bySignature) if (kinds & container) kinds = (kinds & ~container) | signature;
+
+  const queue = project.getReflectionsByKind(kinds);
+  const seen = new Set();
+  outer: while (queue.length) {
+    const ref = queue.shift();
+    if (seen.has(ref)) continue;
+    seen.add(ref);
+    for (let p = ref.parent; p; p = p.parent) if (p.kindOf(ReflectionKind.Parameter)) continue outer;
+    if (ref.kindOf(ReflectionKind.TypeLiteral) && ref.parent?.kindOf(ReflectionKind.TypeAlias)) {
+      queue.push(ref.parent);
+      continue;
+    }
+    if (ref.kindOf(ReflectionKind.CallSignature) && ref.parent?.kindOf(ReflectionKind.TypeLiteral)) {
+      queue.push(ref.parent.parent);
+      continue;
+    }
+    if (ref instanceof DeclarationReflection) {
+      const signatures = ref.type instanceof ReflectionType ? ref.type.declaration.getNonIndexSignatures() : ref.getNonIndexSignatures();
+      if (signatures.length) {
+        queue.push(...signatures);
+        if (ref.kindOf(ReflectionKind.SignatureContainer)) continue;
       }
     }
-  });
-
-  app.on(Application.EVENT_VALIDATE_PROJECT, (project) => {
-    const prefixes = app.options.getValue('cudaTsDocumentedPaths');
-    if (prefixes.length === 0) return;
-    const allowed = new Set(app.options.getValue('cudaTsUndocumentedFiles'));
-    const intentional = app.options.getValue('intentionallyNotDocumented');
-    const undocumentedIn = new Map(); // allowed file → count
-    const usedIntentional = new Set();
-
-    // The kinds to check, with functions, methods, constructors and accessors checked by signature
-    // (as TypeDoc's own notDocumented validation does).
-    let kinds = app.options.getValue('requiredToBeDocumented').reduce((k, name) => k | ReflectionKind[name], 0);
-    const bySignature = [
-      [ReflectionKind.FunctionOrMethod, ReflectionKind.CallSignature],
-      [ReflectionKind.Constructor, ReflectionKind.ConstructorSignature],
-      [ReflectionKind.Accessor, ReflectionKind.GetSignature | ReflectionKind.SetSignature],
-    ];
-    for (const [container, signature] of bySignature) if (kinds & container) kinds = (kinds & ~container) | signature;
-
-    const queue = project.getReflectionsByKind(kinds);
-    const seen = new Set();
-    outer: while (queue.length) {
-      const ref = queue.shift();
-      if (seen.has(ref)) continue;
-      seen.add(ref);
-      for (let p = ref.parent; p; p = p.parent) if (p.kindOf(ReflectionKind.Parameter)) continue outer;
-      if (ref.kindOf(ReflectionKind.TypeLiteral) && ref.parent?.kindOf(ReflectionKind.TypeAlias)) {
-        queue.push(ref.parent);
-        continue;
-      }
-      if (ref.kindOf(ReflectionKind.CallSignature) && ref.parent?.kindOf(ReflectionKind.TypeLiteral)) {
-        queue.push(ref.parent.parent);
-        continue;
-      }
-      if (ref instanceof DeclarationReflection) {
-        const signatures = ref.type instanceof ReflectionType ? ref.type.declaration.getNonIndexSignatures() : ref.getNonIndexSignatures();
-        if (signatures.length) {
-          queue.push(...signatures);
-          if (ref.kindOf(ReflectionKind.SignatureContainer)) continue;
-        }
-      }
-      if (ref.hasComment() || (ref.kindOf(ReflectionKind.SomeSignature) && ref.parent?.hasComment())) continue;
-      if (ref.parent?.kindOf(ReflectionKind.TypeLiteral) && ref.parent.parent?.kindOf(ReflectionKind.SomeSignature)) continue;
-      const source = ref.sources?.[0]?.fullFileName ?? ref.parent?.sources?.[0]?.fullFileName;
-      if (!source) continue;
-      const file = pathOf(source);
-      if (!prefixes.some((p) => file.startsWith(p))) continue;
-      const name = ref.getFriendlyFullName();
-      if (intentional.includes(name)) {
-        usedIntentional.add(name);
-        continue;
-      }
-      if (allowed.has(file)) {
-        undocumentedIn.set(file, (undocumentedIn.get(file) ?? 0) + 1);
-        continue;
-      }
-      app.logger.validationWarning(`${name} (${ReflectionKind[ref.kind]}, ${file}) has no documentation`);
+    if (ref.hasComment() || (ref.kindOf(ReflectionKind.SomeSignature) && ref.parent?.hasComment())) continue;
+    if (ref.parent?.kindOf(ReflectionKind.TypeLiteral) && ref.parent.parent?.kindOf(ReflectionKind.SomeSignature)) continue;
+    const source = ref.sources?.[0]?.fullFileName ?? ref.parent?.sources?.[0]?.fullFileName;
+    if (!source) continue;
+    const file = pathOf(source);
+    if (!prefixes.some((p) => file.startsWith(p))) continue;
+    const name = ref.getFriendlyFullName();
+    if (intentional.includes(name)) {
+      usedIntentional.add(name);
+      continue;
     }
-    for (const name of intentional) {
-      if (!usedIntentional.has(name)) app.logger.validationWarning(`${name} is listed in intentionallyNotDocumented but needs no exception: remove it from typedoc.json`);
+    if (allowed.has(file)) {
+      undocumentedIn.set(file, (undocumentedIn.get(file) ?? 0) + 1);
+      continue;
     }
-    if (allowed.size === 0) return;
-    const filesInDocs = new Set();
-    for (const r of project.getReflectionsByKind(ReflectionKind.All)) for (const s of r.sources ?? []) filesInDocs.add(pathOf(s.fullFileName));
-    for (const file of allowed) {
-      if (filesInDocs.has(file) && !undocumentedIn.has(file)) {
-        app.logger.validationWarning(`${file} is fully documented: remove it from cudaTsUndocumentedFiles in typedoc.json`);
-      }
+    app.logger.validationWarning(`${name} (${ReflectionKind[ref.kind]}, ${file}) has no documentation`);
+  }
+  for (const name of intentional) {
+    if (!usedIntentional.has(name)) app.logger.validationWarning(`${name} is listed in intentionallyNotDocumented but needs no exception: remove it from typedoc.json`);
+  }
+  if (allowed.size === 0) return;
+  const filesInDocs = new Set();
+  for (const r of project.getReflectionsByKind(ReflectionKind.All)) for (const s of r.sources ?? []) filesInDocs.add(pathOf(s.fullFileName));
+  for (const file of allowed) {
+    if (filesInDocs.has(file) && !undocumentedIn.has(file)) {
+      app.logger.validationWarning(`${file} is fully documented: remove it from cudaTsUndocumentedFiles in typedoc.json`);
     }
-  });
+  }
 }

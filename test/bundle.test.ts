@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { BUNDLE_BANNER, bundleEntry, bundleTree, lazyReexports, loadFaster } from '../scripts/bundle';
+import { BUNDLE_BANNER, bundleEntry, bundleTree, distEntries, lazyReexports, loadFaster } from '../scripts/bundle';
+import { SUPPORT_DIR, supportSpecifier } from '../generator/support-path';
 
 let root: string;
 
@@ -267,6 +268,34 @@ describe('lazyReexports', () => {
     bundleTree(root, [{ entry: 'lazy/index.js', boundary: 'lazy', lazyReexports: true }]);
     const r = run(`const m = require('./lazy'); const before = globalThis.loads ?? []; const a = m.A; const b = m.B; console.log(JSON.stringify({ before, a, b, loads: globalThis.loads }))`);
     expect(r).toEqual({ before: [], a: 1, b: 2, loads: ['a'] });
+  });
+});
+
+describe('distEntries', () => {
+  // a compiled tree in miniature: the support package, the objects layer and one module, each
+  // requiring the support package the way the real tree does
+  beforeEach(() => {
+    write(`${SUPPORT_DIR}/index.js`, '"use strict";\nexports.errors = require("./errors");\n');
+    write(`${SUPPORT_DIR}/errors.js`, '"use strict";\nexports.CudaError = class CudaError extends Error {};\n');
+    write('src/index.js', `"use strict";\nexports.support = require("../${SUPPORT_DIR}");\nexports.part = require("./part");\n`);
+    write('src/part.js', `"use strict";\nexports.support = require("../${SUPPORT_DIR}");\n`);
+    write('generated/13.0/driver/index.js', `"use strict";\nexports.support = require(${JSON.stringify(supportSpecifier(0))});\n`);
+  });
+
+  it('bundles the support package, the objects layer and each module layer, the support package a boundary of its own', () => {
+    expect(distEntries(root).map((e) => e.entry)).toEqual([`${SUPPORT_DIR}/index.js`, 'src/index.js', 'generated/13.0/driver/index.js']);
+    const done = bundleTree(root);
+    expect(done).toEqual([
+      { entry: `${SUPPORT_DIR}/index.js`, files: 2 },
+      { entry: 'src/index.js', files: 2 },
+      { entry: 'generated/13.0/driver/index.js', files: 1 },
+    ]);
+    // the support package's code is in its own bundle only: the others require it, relative to their folder
+    expect(readFileSync(join(root, 'src/index.body.js'), 'utf8')).toContain(`require("../${SUPPORT_DIR}")`);
+    expect(readFileSync(join(root, 'src/index.body.js'), 'utf8')).not.toContain('CudaError');
+    expect(readFileSync(join(root, 'generated/13.0/driver/index.body.js'), 'utf8')).toContain(`require("${supportSpecifier(0)}")`);
+    const r = run(`const s = require('./${SUPPORT_DIR}'); console.log(JSON.stringify({ objects: require('./src').support === s && require('./src').part.support === s, driver: require('./generated/13.0/driver').support === s }))`);
+    expect(r).toEqual({ objects: true, driver: true });
   });
 });
 

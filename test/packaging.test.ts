@@ -4,7 +4,7 @@
 // zod are packed from node_modules; the npm cache is a fresh empty folder, and --offline forbids the
 // registry), then imports every entry point from ESM (.mjs) and CommonJS (.cjs) in child node
 // processes, runs both bins, checks one CudaError class however the packages combine, and type-checks
-// a small file under moduleResolution node16 and bundler. No GPU: importing must load no CUDA library,
+// a small file under moduleResolution node16 and bundler, with TypeScript 5 and TypeScript 7. No GPU: importing must load no CUDA library,
 // and calls fail with CudaLibraryError because the library variables name a file that is not a library.
 // Slow (a tsc build and four npm installs): it runs in .ci/run and `npm run test:packaging`, not `npm test`.
 import { spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PackedPackage } from '../scripts/pack-modules';
+import { SUPPORT_DIR } from '../generator/support-path';
 
 const ROOT = join(__dirname, '..');
 const MODULES = join(ROOT, 'node_modules');
@@ -133,6 +134,16 @@ function isKoffiFormatError(line: string): boolean {
 }
 const PROJECT_OF_ERRORS = { dir: '' };
 
+/** The TypeScript compilers a consumer project is checked with: the repository's (5.x) and TypeScript 7
+ *  (native; what new users get), from the `typescript7` devDependency or else through npx. */
+const COMPILERS: Record<'tsc5' | 'tsc7', () => { cmd: string; args: string[] }> = {
+  tsc5: () => ({ cmd: process.execPath, args: [join(MODULES, 'typescript', 'bin', 'tsc')] }),
+  tsc7: () => {
+    const bin = join(MODULES, 'typescript7', 'bin', 'tsc');
+    return existsSync(bin) ? { cmd: process.execPath, args: [bin] } : { cmd: 'npx', args: ['-y', '-p', 'typescript@7.0.2', 'tsc'] };
+  },
+};
+
 describe('packages: pack, install offline, import from ESM and CommonJS, type-check', () => {
   let tmp = '';
   let project = '';
@@ -240,20 +251,25 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     }
   });
 
-  test('cuda-ts ships no copy of the support code: its src/runtime is one re-export of the support package', () => {
-    const runtimeDir = join(project, 'node_modules/cuda-ts/dist/src/runtime');
-    expect(readdirSync(runtimeDir).sort()).toEqual(['index.d.ts', 'index.js']);
-    expect(readFileSync(join(runtimeDir, 'index.js'), 'utf8')).toContain('require("@cuda-ts/runtime-support")');
+  test(`cuda-ts ships no copy of the support code: its ${SUPPORT_DIR}/ is one re-export of the support package`, () => {
+    const dist = join(project, 'node_modules/cuda-ts/dist');
+    // the compiled layout: the objects layer, the support entry, the modules, the ESM wrappers
+    expect(readdirSync(dist).sort()).toEqual(['esm', 'generated', 'package.json', 'src', SUPPORT_DIR].sort());
+    const supportDir = join(dist, SUPPORT_DIR);
+    expect(readdirSync(supportDir).sort()).toEqual(['index.d.ts', 'index.js']);
+    expect(readFileSync(join(supportDir, 'index.js'), 'utf8')).toContain('require("@cuda-ts/runtime-support")');
+    // no relative import of the support folder (nor of src/runtime, where it was) is left
+    const relativeSupport = new RegExp(`["'](?:\\.\\.?/)+(?:${SUPPORT_DIR}|(?:src/)?runtime)(?:/[^"']*)?["']`);
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         const full = join(dir, e.name);
         if (e.isDirectory()) walk(full);
-        else if (/\.(js|d\.ts)$/.test(e.name) && /["'](?:\.\.?\/)+(?:src\/)?runtime(?:\/[^"']*)?["']/.test(readFileSync(full, 'utf8')) && !full.startsWith(join(project, 'node_modules/cuda-ts/dist/esm/src/runtime'))) offenders.push(full);
+        else if (/\.(js|d\.ts)$/.test(e.name) && relativeSupport.test(readFileSync(full, 'utf8'))) offenders.push(full);
       }
     };
-    walk(join(project, 'node_modules/cuda-ts/dist/src'));
-    walk(join(project, 'node_modules/cuda-ts/dist/generated'));
+    walk(join(dist, 'src'));
+    walk(join(dist, 'generated'));
     expect(offenders).toEqual([]);
   });
 
@@ -342,8 +358,8 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     });
   }
 
-  for (const resolution of ['node16', 'bundler'] as const) {
-    test(`the installed packages type-check under moduleResolution ${resolution}`, () => {
+  for (const [compiler, resolution] of [['tsc5', 'node16'], ['tsc5', 'bundler'], ['tsc7', 'node16'], ['tsc7', 'bundler']] as const) {
+    test(`the installed packages type-check under moduleResolution ${resolution} (${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5'})`, () => {
       const files: Record<string, string> =
         resolution === 'node16' ? { 'check-types.mts': TYPECHECK.esm, 'check-types.cts': TYPECHECK.cjs } : { 'check-bundler.ts': TYPECHECK.esm };
       for (const [f, text] of Object.entries(files)) writeFileSync(join(project, f), text);
@@ -363,15 +379,20 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
         files: Object.keys(files),
       }));
       const t0 = Date.now();
-      const r = spawnSync(process.execPath, [join(MODULES, 'typescript', 'bin', 'tsc'), '-p', config], { cwd: project, encoding: 'utf8', maxBuffer: 64 << 20 });
-      timings[`tsc-${resolution}`] = Date.now() - t0;
+      const tsc = COMPILERS[compiler]();
+      const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: project, encoding: 'utf8', maxBuffer: 64 << 20 });
+      timings[`${compiler}-${resolution}`] = Date.now() - t0;
       // skipLibCheck is off so our declarations are checked too. One tolerated kind of error: koffi's
       // declarations are ESM-only (its package.json has "type": "module" and one "types" for import
       // and require), so under node16 TypeScript flags every CommonJS .d.ts that refers to koffi
       // (TS1479, TS1542). With skipLibCheck (tsc --init's default) they are not reported.
-      const errors = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /error TS\d+/.test(l)).filter((l) => !isKoffiFormatError(l));
-      expect(errors).toEqual([]);
+      const output = `${r.stdout}${r.stderr}`;
+      const reported = output.split('\n').filter((l) => /error TS\d+/.test(l));
+      expect(reported.filter((l) => !isKoffiFormatError(l))).toEqual([]);
       expect(r.error).toBeUndefined();
+      // a compiler that failed without a type error (one that did not start: no TypeScript 7 here, no
+      // registry for npx) fails the test instead of passing it
+      if (reported.length === 0) expect({ compiler, status: r.status, output }).toEqual({ compiler, status: 0, output: expect.any(String) });
     });
   }
 });
