@@ -26,7 +26,7 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   const s = stream instanceof Stream ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
   let h = 0;
   if (s !== undefined) {
-    s.check();
+    s.check('launch');
     if (s.context !== ctx) throw new TypeError(`${kernel.launchLabel}: the stream belongs to ${String(s.context)}, the kernel to ${String(ctx)}`);
     h = s.handle;
   }

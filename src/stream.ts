@@ -272,9 +272,12 @@ export class Stream extends Resource {
     return this.handle;
   }
 
-  /** Throws if closed, unusable, or a host callback of this stream threw. @internal */
-  check(): void {
-    this.assertOpen();
+  /**
+   * Throws if closed (naming `where`, default: the calling method), unusable, or a host callback of
+   * this stream threw. @internal
+   */
+  check(where?: string): void {
+    this.assertOpen(where);
     this.context.check();
     if (this.hostError !== undefined) {
       const e = this.hostError;
