@@ -41,28 +41,18 @@ export const NVJITLINK_RELEASE = '13.0';
 export const NCCL_RELEASE = '13.0';
 
 // Each loader `require`s its module on first use (a literal path, so bundlers and tsc see it).
+/** `load`'s result, made on the first call and kept. */
+function once<T>(load: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= load());
+}
 /* eslint-disable @typescript-eslint/no-require-imports */
-let nvrtcModule: typeof NvrtcApi | undefined;
 /** NVRTC's typed layer, loaded on first use. */
-export function loadNvrtc(): typeof NvrtcApi {
-  return (nvrtcModule ??= require('../generated/13.0/nvrtc') as typeof NvrtcApi);
-}
-
-let nvJitLinkModule: typeof NvJitLinkApi | undefined;
+export const loadNvrtc = once(() => require('../generated/13.0/nvrtc') as typeof NvrtcApi);
 /** nvJitLink's typed layer, loaded on first use. */
-export function loadNvJitLink(): typeof NvJitLinkApi {
-  return (nvJitLinkModule ??= require('../generated/13.0/nvjitlink') as typeof NvJitLinkApi);
-}
-
-let ncclModule: typeof NcclApi | undefined;
+export const loadNvJitLink = once(() => require('../generated/13.0/nvjitlink') as typeof NvJitLinkApi);
 /** NCCL's typed layer, loaded on first use. */
-export function loadNccl(): typeof NcclApi {
-  return (ncclModule ??= require('../generated/13.0/nccl') as typeof NcclApi);
-}
-
-let ncclRawModule: typeof NcclRawApi | undefined;
+export const loadNccl = once(() => require('../generated/13.0/nccl') as typeof NcclApi);
 /** NCCL's raw layer, loaded on first use. */
-export function loadNcclRaw(): typeof NcclRawApi {
-  return (ncclRawModule ??= require('../generated/13.0/nccl/raw') as typeof NcclRawApi);
-}
+export const loadNcclRaw = once(() => require('../generated/13.0/nccl/raw') as typeof NcclRawApi);
 /* eslint-enable @typescript-eslint/no-require-imports */
