@@ -1,16 +1,14 @@
-// Objects layer part 2 on a GPU (issue 13, graph/launch/device/green half): for each object, create,
-// use, close, use after close, and parents kept alive. Skips with one reason where there is no GPU.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// Graphs, launch attributes, device properties, kernels, events and green contexts on a GPU: for each
+// object, create, use, close, use after close, and parents kept alive. Skips with one reason where there is no GPU.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   Context, Device, DeviceBuffer, Event, Graph, GreenContext, HostCallbackPendingError, LaunchConfig, PinnedHostBuffer, Program, SmResource, Stream, launch,
   type Module,
 } from '../../src';
 import { describeGpu } from './gpu-env';
-
-const ROOT = resolve(__dirname, '../..');
+import { child } from './objects-helpers';
 
 const SOURCE = `
 typedef __device_builtin__ unsigned long long cudaGraphConditionalHandle;
@@ -40,15 +38,7 @@ extern "C" __global__ void smid(unsigned* out, unsigned blocks) {
 }
 `;
 
-function child(code: string): { status: number | null; stdout: string; stderr: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-'));
-  const file = join(dir, 'child.js');
-  writeFileSync(file, `const cuda = require(${JSON.stringify(join(ROOT, 'src/index.ts'))});\n(async () => {\n${code}\n})().catch((e) => { console.error('CHILD-ERROR', e && e.stack || e); process.exit(3); });\n`);
-  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-describeGpu('objects layer part 2: graphs, launch attributes, device, kernels, events, green contexts', () => {
+describeGpu('graphs, launch attributes, device, kernels, events, green contexts', () => {
   let device: Device;
   let program: Program;
   let mod: Module;
@@ -56,7 +46,7 @@ describeGpu('objects layer part 2: graphs, launch attributes, device, kernels, e
   beforeAll(() => {
     device = Device.get(0);
     device.setCurrent();
-    program = new Program(SOURCE, { name: 'objects2.cu' }).compile();
+    program = new Program(SOURCE, { name: 'graph.cu' }).compile();
     mod = program.load();
   });
   afterAll(() => {

@@ -1,4 +1,4 @@
-// Objects layer part 2 on a GPU (issue 13, memory half): pinned-host and managed pools, wrapped pools
+// Memory on a GPU: pinned-host and managed pools, wrapped pools
 // and pointers, deallocation streams, PinnedHostBuffer copy/fill, ManagedBuffer advise/prefetch,
 // VirtualMemoryResource, copyBatch, TensorMap (a TMA kernel), CudaArray/TextureObject/SurfaceObject.
 // For each: create, use, close, use after close, parents kept alive. Skips with one reason without a GPU.
@@ -29,7 +29,7 @@ extern "C" __global__ void sample(cudaTextureObject_t tex, cudaSurfaceObject_t s
 // The tile at (8, 8): the test's tensor map describes it.
 const TMA_SOURCE = tmaTileKernel(8, 8);
 
-describeGpu('objects layer part 2: memory resources, wrapped memory, batched copies, tensor maps, textures', () => {
+describeGpu('memory resources, wrapped memory, batched copies, tensor maps, textures', () => {
   let device: Device;
   let program: Program;
   let mod: Module;
@@ -37,7 +37,7 @@ describeGpu('objects layer part 2: memory resources, wrapped memory, batched cop
   beforeAll(() => {
     device = Device.get(0);
     device.setCurrent();
-    program = new Program(SOURCE, { name: 'objects2-memory.cu' }).compile();
+    program = new Program(SOURCE, { name: 'memory.cu' }).compile();
     mod = program.load();
   });
   afterAll(() => {
