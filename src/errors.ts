@@ -70,31 +70,45 @@ function className(kind: string): string {
   return /^[\w$]+/.exec(kind)?.[0] ?? kind;
 }
 
+/** The objects layer's folder (this file's): frames in files below it are the layer's own. */
+const LAYER_DIR = __dirname;
+
+/** `Class.method` of one stack frame's function name (getters as `Class.name`), or undefined. */
+function frameName(raw: string, kind: string | undefined): string | undefined {
+  let name = raw;
+  const getter = /^(?:([\w$.]+)\.)?[gs]et ([\w$]+)$/.exec(name);
+  if (getter) name = `${getter[1] ?? (kind === undefined ? '' : className(kind))}.${getter[2]}`.replace(/^\./, '');
+  if (name.startsWith('Object.')) name = name.slice(7);
+  if (name === 'ClosedObjectError' || name === 'ObjectsError' || name.includes('<anonymous>')) return undefined;
+  return name;
+}
+
 /**
- * The `Class.method` (or function) that called into the objects layer, read from the stack, for the
- * messages of errors whose throw site is a shared helper (a closed-object check, the door's bind):
- * frames whose method is in `skip` (the helpers) are passed over. Runs on error paths only (reading a
- * stack is costly). A getter's frame names no class: `kind`'s class name stands in. Undefined when no
- * frame names one (top-level code).
+ * The `Class.method` (or function) through which the program entered the objects layer, read from the
+ * stack, for the messages of errors whose throw site is a shared helper (a closed-object check, the
+ * door's bind): the outermost frame in the layer's own files before the program's code, so that a
+ * method delegating to another (`Event.completed` → `Event.synchronized`) is named as called. Frames
+ * whose method is in `skip` (the helpers) are passed over; frames of the engine and Node (native,
+ * `node:`) neither count nor end the walk. Runs on error paths only (reading a stack is costly). A
+ * getter's frame names no class: `kind`'s class name stands in. Undefined when no frame names one.
  */
 export function callerName(skip: ReadonlySet<string>, kind?: string): string | undefined {
   const stack = new Error().stack;
   if (typeof stack !== 'string') return undefined;
-  const lines = stack.split('\n');
-  for (let i = 2; i < lines.length; i++) { // 0: the message, 1: this function
-    const m = /^\s*at (?:async )?(?:new )?(.+?)(?: \[as [^\]]+\])? \(/.exec(lines[i]);
+  let outermost: string | undefined;
+  for (const line of stack.split('\n').slice(2)) { // 0: the message, 1: this function
+    const m = /^\s*at (?:async )?(?:new )?(.+?)(?: \[as [^\]]+\])? \((.*)\)$/.exec(line);
     if (m === null) continue;
-    let name = m[1];
-    const getter = /^(?:([\w$.]+)\.)?[gs]et ([\w$]+)$/.exec(name);
-    if (getter) name = `${getter[1] ?? (kind === undefined ? '' : className(kind))}.${getter[2]}`.replace(/^\./, '');
-    if (name.startsWith('Object.')) name = name.slice(7);
-    if (name === 'ClosedObjectError' || name === 'ObjectsError') continue;
-    if (name.includes('<anonymous>')) return undefined; // top-level code called
-    const method = name.slice(name.lastIndexOf('.') + 1);
-    if (skip.has(method)) continue;
-    return name;
+    const file = m[2];
+    if (!file.startsWith(LAYER_DIR)) {
+      if (file.startsWith('node:') || file === '<anonymous>' || file === 'native') continue;
+      break; // the program's own code (or a library's): the layer was entered below this frame
+    }
+    const name = frameName(m[1], kind);
+    if (name === undefined) continue;
+    if (!skip.has(name.slice(name.lastIndexOf('.') + 1))) outermost = name;
   }
-  return undefined;
+  return outermost;
 }
 
 /**

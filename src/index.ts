@@ -61,3 +61,4 @@ export * from './distributed';
 export { CudaError } from '../support';
 export { DriverError } from './driver';
 export { DeferredFreeError, HostCallbackPendingError } from './lifecycle';
+export { BuildError, ClosedObjectError, ObjectsError, OBJECTS_ERROR } from './errors';
