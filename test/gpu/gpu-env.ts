@@ -1,5 +1,6 @@
 // GPU suites run only where a CUDA driver and a device answer; elsewhere they skip with one reason.
 import { loadLibrary } from '../../support';
+import { Device, Program, type CompileOptions, type Module, type ProgramOptions } from '../../src';
 
 function probe(): string | undefined {
   let lib;
@@ -25,3 +26,29 @@ export const describeGpu = (name: string, fn: () => void): void => {
   if (noGpuReason) describe.skip(`${name} — skipped: ${noGpuReason}`, fn);
   else describe(name, fn);
 };
+
+/** What a suite compiled and loaded on device 0 (read inside tests and hooks: set in beforeAll). */
+export interface SuiteKernels {
+  device: Device;
+  program: Program;
+  module: Module;
+}
+
+/**
+ * Registers the beforeAll/afterAll pair the object suites share: makes device 0 current, compiles
+ * `source` with NVRTC (`compileOptions`) and loads it; closes module and program after the suite.
+ */
+export function compileForSuite(source: string, options: ProgramOptions, compileOptions?: CompileOptions): SuiteKernels {
+  const suite = {} as SuiteKernels;
+  beforeAll(() => {
+    suite.device = Device.get(0);
+    suite.device.setCurrent();
+    suite.program = new Program(source, options).compile(compileOptions);
+    suite.module = suite.program.load();
+  });
+  afterAll(() => {
+    suite.module?.close();
+    suite.program?.close();
+  });
+  return suite;
+}

@@ -7,7 +7,7 @@ import {
   Context, Device, DeviceBuffer, Event, Graph, GreenContext, HostCallbackPendingError, LaunchConfig, PinnedHostBuffer, Program, SmResource, Stream, launch,
   type Module,
 } from '../../src';
-import { describeGpu } from './gpu-env';
+import { compileForSuite, describeGpu } from './gpu-env';
 import { child } from './objects-helpers';
 
 const SOURCE = `
@@ -39,20 +39,10 @@ extern "C" __global__ void smid(unsigned* out, unsigned blocks) {
 `;
 
 describeGpu('graphs, launch attributes, device, kernels, events, green contexts', () => {
+  const suite = compileForSuite(SOURCE, { name: 'graph.cu' });
   let device: Device;
-  let program: Program;
   let mod: Module;
-
-  beforeAll(() => {
-    device = Device.get(0);
-    device.setCurrent();
-    program = new Program(SOURCE, { name: 'graph.cu' }).compile();
-    mod = program.load();
-  });
-  afterAll(() => {
-    mod?.close();
-    program?.close();
-  });
+  beforeAll(() => ({ device, module: mod } = suite));
 
   test('graph nodes: memset → kernel → memcpy (device and pinned) + host + event record; parents kept alive; use after close', async () => {
     const n = 1024;

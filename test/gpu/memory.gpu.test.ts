@@ -8,7 +8,7 @@ import {
   TensorMap, TextureObject, VirtualMemoryResource, copyBatch, launch, type Module,
 } from '../../src';
 import { tmaTileKernel } from './fixtures/tma-kernel';
-import { describeGpu } from './gpu-env';
+import { compileForSuite, describeGpu } from './gpu-env';
 
 const SOURCE = String.raw`
 extern "C" __global__ void addk(int* p, int v, unsigned n) {
@@ -30,20 +30,10 @@ extern "C" __global__ void sample(cudaTextureObject_t tex, cudaSurfaceObject_t s
 const TMA_SOURCE = tmaTileKernel(8, 8);
 
 describeGpu('memory resources, wrapped memory, batched copies, tensor maps, textures', () => {
+  const suite = compileForSuite(SOURCE, { name: 'memory.cu' });
   let device: Device;
-  let program: Program;
   let mod: Module;
-
-  beforeAll(() => {
-    device = Device.get(0);
-    device.setCurrent();
-    program = new Program(SOURCE, { name: 'memory.cu' }).compile();
-    mod = program.load();
-  });
-  afterAll(() => {
-    mod?.close();
-    program?.close();
-  });
+  beforeAll(() => ({ device, module: mod } = suite));
 
   test('MemoryPool.pinned: host-accessible buffers a kernel updates; the pool outlives its closed wrapper while buffers live', async () => {
     if (!device.properties.hostMemoryPoolsSupported) {

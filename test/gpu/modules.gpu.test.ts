@@ -1,7 +1,6 @@
 // GPU smoke tests, one per CUDA library module: each proves its generated 13.0 binding end to end on a
 // real GPU (the H200). Memory goes through the driver's typed layer; each library through its own.
 // Device pointers passed to `void *` parameters are given as BigInt (koffi 3's pointer representation).
-import koffi from 'koffi';
 import * as cu from '../../generated/13.0/driver';
 import * as nvrtc from '../../generated/13.0/nvrtc';
 import * as jit from '../../generated/13.0/nvjitlink';

@@ -1,25 +1,13 @@
 // Objects layer on a GPU, issue 12: ownership across graphs, bad streams, checked untyped launches, the
 // caching allocator under load, pinned memory freed at once, and a soak. Skips with one reason where there is no GPU.
-import { CachingAllocator, Context, Device, DeviceBuffer, Graph, LaunchConfig, MemoryPool, Module, PinnedHostBuffer, Program, Stream, arg, compile, launch } from '../../src';
-import { describeGpu } from './gpu-env';
+import { CachingAllocator, Context, DeviceBuffer, Graph, LaunchConfig, MemoryPool, Module, PinnedHostBuffer, Stream, arg, compile, launch } from '../../src';
+import { compileForSuite, describeGpu } from './gpu-env';
 import { SOURCE, child, rssMiB } from './objects-helpers';
 
 describeGpu('objects layer (issue 12: robustness)', () => {
-  let device: Device;
+  const suite = compileForSuite(SOURCE, { name: 'objects.cu', nameExpressions: ['scale<float>'] }, { options: ['-std=c++17'] });
   let mod: Module;
-  let program: Program;
-
-  beforeAll(() => {
-    device = Device.get(0);
-    device.setCurrent();
-    program = new Program(SOURCE, { name: 'objects.cu', nameExpressions: ['scale<float>'] }).compile({ options: ['-std=c++17'] });
-    mod = program.load();
-  });
-
-  afterAll(() => {
-    mod?.close();
-    program?.close();
-  });
+  beforeAll(() => ({ module: mod } = suite));
 
   test('issue 12: a GraphExec keeps the kernel, module and buffer it captured alive (close them all, replay still works)', () => {
     const { program: p, module: m } = compile(SOURCE.replace(/scale/g, 'scale2'), { name: 'owned.cu' });

@@ -8,25 +8,15 @@ import {
 } from '../../src';
 import * as cu from '../../generated/13.0/driver';
 import { hostFuncs } from '../../src/lifecycle';
-import { describeGpu } from './gpu-env';
+import { compileForSuite, describeGpu } from './gpu-env';
 import { SOURCE, child, rssMiB } from './objects-helpers';
 
 describeGpu('objects layer', () => {
+  const suite = compileForSuite(SOURCE, { name: 'objects.cu', nameExpressions: ['scale<float>'] }, { options: ['-std=c++17'] });
   let device: Device;
-  let mod: Module;
   let program: Program;
-
-  beforeAll(() => {
-    device = Device.get(0);
-    device.setCurrent();
-    program = new Program(SOURCE, { name: 'objects.cu', nameExpressions: ['scale<float>'] }).compile({ options: ['-std=c++17'] });
-    mod = program.load();
-  });
-
-  afterAll(() => {
-    mod?.close();
-    program?.close();
-  });
+  let mod: Module;
+  beforeAll(() => ({ device, program, module: mod } = suite));
 
   test('Device: count, name, uuid, compute capability, memory, attributes, setCurrent, synchronize', () => {
     expect(Device.count()).toBeGreaterThan(0);
