@@ -3,25 +3,21 @@
 import * as drv from './driver';
 import { Context, contextOf } from './context';
 import { describe } from './describe';
-import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { poll, type PollOptions } from './poll';
 import type { Stream, StreamLike } from './stream';
 
+/** stream.ts's toStream (see {@link toStream}). */
+let streamOf: ((s: unknown, where: string) => Stream | undefined) | undefined;
 /**
- * The Stream for a stream argument: stream.ts's toStream, handed over by stream.ts when it loads (it
- * imports this module, for Stream.record and Stream.wait, so this one cannot import it). Before that no
- * Stream exists, and only undefined (the legacy default stream) resolves.
+ * The Stream for a stream argument, through stream.ts's toStream, required on first use: stream.ts
+ * imports this module (Stream.record, Stream.wait), so this one cannot import it at load time, and a
+ * program that touched only Event (the bundle loads what a program touches) still takes a stream.
  */
-let toStream = (s: unknown, _where: string): Stream | undefined => {
-  if (s === undefined) return undefined;
-  throw new ObjectsError('Event.record', OBJECTS_ERROR.unavailable, 'streams are not loaded (import Stream from cuda-ts)');
-};
-
-/** Called once by stream.ts with its toStream. @internal */
-export function useStreamResolver(resolve: (s: unknown, where: string) => Stream | undefined): void {
-  toStream = resolve;
+function toStream(s: unknown, where: string): Stream | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (streamOf ??= (require('./stream') as typeof import('./stream')).toStream)(s, where);
 }
 
 const F = drv.CUevent_flags;

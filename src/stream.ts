@@ -18,7 +18,7 @@ import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
 import { releaseStreamBlocks } from './memory/allocator';
 import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
-import { Event, useStreamResolver } from './event';
+import { Event } from './event';
 import { poll, type PollOptions } from './poll';
 
 export { poll, type PollOptions };
@@ -434,7 +434,3 @@ function checkEvent(where: string, e: unknown): Event {
   e.assertUsable();
   return e;
 }
-
-// Event.record resolves its stream argument with toStream: handed over here because event.ts cannot
-// import this module (this module imports it, for Stream.record and Stream.wait).
-useStreamResolver(toStream);

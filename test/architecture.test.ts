@@ -83,7 +83,7 @@ function insideFunction(node: ts.Node): boolean {
  * property table, the doctor's probe).
  */
 function isLazy(e: Edge): boolean {
-  if (e.types.includes('import') || e.types.includes('export') || e.types.includes('import-equals')) return false;
+  if (e.types.includes('import-equals') || !staticImportsAreTypeOnly(parse(e.from), e.specifier)) return false;
   const calls: ts.CallExpression[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n) && n.arguments.length === 1 && ts.isStringLiteralLike(n.arguments[0]) && n.arguments[0].text === e.specifier) {
@@ -94,6 +94,24 @@ function isLazy(e: Edge): boolean {
   };
   visit(parse(e.from));
   return calls.length > 0 && calls.every(insideFunction);
+}
+
+/**
+ * Whether every static `import`/`export … from` of `specifier` in `sf` is type-only (`import type`, or
+ * named imports each marked `type`): such lines vanish from the JavaScript, so a file may name the
+ * types of a module it requires lazily.
+ */
+function staticImportsAreTypeOnly(sf: ts.SourceFile, specifier: string): boolean {
+  return sf.statements.every((st) => {
+    if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st))) return true;
+    if (!st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier) || st.moduleSpecifier.text !== specifier) return true;
+    if (ts.isExportDeclaration(st)) return st.isTypeOnly;
+    const clause = st.importClause;
+    if (!clause || clause.name) return clause?.isTypeOnly ?? false;
+    if (clause.isTypeOnly) return true;
+    const bindings = clause.namedBindings;
+    return bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.every((el) => el.isTypeOnly);
+  });
 }
 
 /** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
