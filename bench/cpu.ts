@@ -50,7 +50,8 @@ const outRaw = new Int32Array(1);
 const outKoffi = new Int32Array(1);
 const slotBuf = new Uint8Array(new ArrayBuffer(16), 8, 8);
 
-function main(): void {
+/** The runtime module four ways (typed and raw, compiled JS and tsx) and koffi's own declarations on the library it loaded. */
+function loadRuntimes() {
   const rt = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'js');
   const rtx = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'tsx');
   const rtRaw = loadModule<RuntimeRaw>('generated/13.0/runtime/raw', 'js');
@@ -58,14 +59,12 @@ function main(): void {
   const lib = rtRaw.binder.library(); // the libcudart cuda-ts loaded
   const kGetVersion = lib.func('int cudaRuntimeGetVersion(void *)') as (p: unknown) => number;
   const kGetLastError = lib.func('int cudaGetLastError()') as () => number;
+  return { rt, rtx, rtRaw, rtxRaw, kGetVersion, kGetLastError };
+}
+type Runtimes = ReturnType<typeof loadRuntimes>;
 
-  const v = new Int32Array(1);
-  const st = rtRaw.cudaRuntimeGetVersion(v);
-  if (st !== 0) throw new Error(`cudaRuntimeGetVersion returned ${st}`);
-  const lastError = rtRaw.cudaGetLastError();
-  log(`libcudart runtime version ${v[0]}; cudaGetLastError() here = ${lastError}${lastError ? ' (non-zero: typed no-arg row skipped)' : ''}`);
-
-  const passes: Record<string, Pass> = {
+function getVersionPasses({ rt, rtx, rtRaw, rtxRaw, kGetVersion }: Runtimes, v: Int32Array): Record<string, Pass> {
+  return {
     'getVersion/koffi': (n) => {
       for (let i = 0; i < n; i++) {
         const s = kGetVersion(outKoffi);
@@ -100,6 +99,12 @@ function main(): void {
         if (s !== 0) check(s, 'cudaRuntimeGetVersion');
       }
     },
+  };
+}
+
+/** The no-argument call; through the typed layer only where it returns 0 here (else the typed layer throws). */
+function getLastErrorPasses({ rt, rtRaw, rtxRaw, kGetLastError }: Runtimes, lastError: number): Record<string, Pass> {
+  const passes: Record<string, Pass> = {
     'getLastError/koffi': (n) => {
       for (let i = 0; i < n; i++) {
         const s = kGetLastError();
@@ -124,7 +129,11 @@ function main(): void {
       for (let i = 0; i < n; i++) rt.cudaGetLastError();
     };
   }
+  return passes;
+}
 
+/** Every pass measured interleaved; a skipped pass is an error here (they all run without a GPU). */
+function measureAll(passes: Record<string, Pass>): Record<string, MeasuredRow> {
   const names = Object.keys(passes);
   // Warm-up: N calls per implementation (N / 10 left the typed layer's first repetition 30-100% slow
   // here in every run: its optimized code was not ready yet on a loaded machine).
@@ -135,11 +144,12 @@ function main(): void {
     if (!('median' in r)) throw new Error(`${n}: ${r.skipped}`);
     rows[n] = r;
   }
-  const med: Record<string, number> = Object.fromEntries(names.map((n) => [n, rows[n].median]));
-  const q = (a: string, b: string) => ratioStats(rows[a].reps, rows[b].reps);
+  return rows;
+}
 
-  // Startup of the runtime module here (no GPU needed: cudaRuntimeGetVersion needs no device), and of
-  // the driver module's import alone (no libcuda here: the first call would fail to load it).
+// Startup of the runtime module here (no GPU needed: cudaRuntimeGetVersion needs no device), and of
+// the driver module's import alone (no libcuda here: the first call would fail to load it).
+function measureStartups(): StartupResult[] {
   const startup: StartupResult[] = [];
   const tryStartup = (what: string, mod: string, call: string, loader: Loader) => {
     try {
@@ -153,36 +163,62 @@ function main(): void {
     tryStartup('cuda-ts/runtime import + cudaRuntimeGetVersion()', 'generated/13.0/runtime/index', 'm.cudaRuntimeGetVersion()', loader);
     tryStartup('cuda-ts/driver import only (no libcuda here)', 'generated/13.0/driver/index', 'typeof m.cuDriverGetVersion', loader);
   }
+  return startup;
+}
 
-  const qTR = q('getVersion/typed', 'getVersion/raw');
-  const qTK = q('getVersion/typed', 'getVersion/koffi');
-  const qRK = q('getVersion/raw', 'getVersion/koffi');
-  const qTRx = q('getVersion/typed-tsx', 'getVersion/raw-tsx');
-  const verdictTR = judge(qTR.median, [qTR.min, qTR.max], TARGET_TYPED_VS_RAW, 'lower');
+/** The printed table's rows: medians, ratios "m [min-max]" and the verdict of typed / raw. */
+function overheadTable(rows: Record<string, MeasuredRow>, lastError: number, verdictTR: string): string[][] {
+  const med: Record<string, number> = Object.fromEntries(Object.keys(rows).map((n) => [n, rows[n].median]));
   const x = (a: string, b: string) => {
-    const r = q(a, b);
+    const r = ratioStats(rows[a].reps, rows[b].reps);
     return `${fmt(r.median, 2)}x [${fmt(r.min, 2)}-${fmt(r.max, 2)}]`;
   };
-  const rowsOut = [
+  return [
     ['cudaRuntimeGetVersion(int*), js', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw']), fmt(med['getVersion/typed']), x('getVersion/raw', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/koffi'), x('getVersion/typed', 'getVersion/raw'), `<= ${TARGET_TYPED_VS_RAW}x`, verdictTR],
     ['cudaRuntimeGetVersion(int*), tsx', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw-tsx']), fmt(med['getVersion/typed-tsx']), x('getVersion/raw-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/koffi'), x('getVersion/typed-tsx', 'getVersion/raw-tsx'), '', 'info'],
     ['  koffi, Uint8Array(8) sub-view out-param', fmt(med['getVersion/koffi-u8slot']), '', '', '', '', '', '', 'info'],
     ['cudaGetLastError() (no args), js', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw']), med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip', x('getLastError/raw', 'getLastError/koffi'), '', med['getLastError/typed'] !== undefined ? x('getLastError/typed', 'getLastError/raw') : `- (returns ${lastError})`, '', 'info'],
     ['cudaGetLastError() (no args), tsx', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw-tsx']), '', x('getLastError/raw-tsx', 'getLastError/koffi'), '', '', '', 'info'],
   ];
+}
+
+function printStartups(startup: StartupResult[]): void {
+  if (!startup.length) return;
+  console.log('\nFresh-process import + first call (ms, median of 5 spawns after 1 untimed):\n');
+  console.log(
+    table(
+      ['what', 'loader', 'require', 'first call', 'total', 'since process start'],
+      startup.map((s) => [s.what, s.loader, fmt(s.median.require_ms), fmt(s.median.first_call_ms), fmt(s.median.total_ms), fmt(s.median.process_ms)]),
+    ),
+  );
+  const js = startup.find((s) => s.loader === 'js');
+  if (js?.js_source) console.log(`  js = ${js.js_source}`);
+}
+
+function main(): void {
+  const runtimes = loadRuntimes();
+  const { rtRaw } = runtimes;
+
+  const v = new Int32Array(1);
+  const st = rtRaw.cudaRuntimeGetVersion(v);
+  if (st !== 0) throw new Error(`cudaRuntimeGetVersion returned ${st}`);
+  const lastError = rtRaw.cudaGetLastError();
+  log(`libcudart runtime version ${v[0]}; cudaGetLastError() here = ${lastError}${lastError ? ' (non-zero: typed no-arg row skipped)' : ''}`);
+
+  const passes: Record<string, Pass> = { ...getVersionPasses(runtimes, v), ...getLastErrorPasses(runtimes, lastError) };
+  const rows = measureAll(passes);
+  const q = (a: string, b: string) => ratioStats(rows[a].reps, rows[b].reps);
+  const startup = measureStartups();
+
+  const qTR = q('getVersion/typed', 'getVersion/raw');
+  const qTK = q('getVersion/typed', 'getVersion/koffi');
+  const qRK = q('getVersion/raw', 'getVersion/koffi');
+  const qTRx = q('getVersion/typed-tsx', 'getVersion/raw-tsx');
+  const verdictTR = judge(qTR.median, [qTR.min, qTR.max], TARGET_TYPED_VS_RAW, 'lower');
+  const rowsOut = overheadTable(rows, lastError, verdictTR);
   console.log(`\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the whole spread meets the target, FAIL when none of it does, noisy otherwise.\n`);
   console.log(table(['call, cuda-ts loaded as', 'koffi', 'raw', 'typed', 'raw/koffi', 'typed/koffi', 'typed/raw', 'target', ''], rowsOut));
-  if (startup.length) {
-    console.log('\nFresh-process import + first call (ms, median of 5 spawns after 1 untimed):\n');
-    console.log(
-      table(
-        ['what', 'loader', 'require', 'first call', 'total', 'since process start'],
-        startup.map((s) => [s.what, s.loader, fmt(s.median.require_ms), fmt(s.median.first_call_ms), fmt(s.median.total_ms), fmt(s.median.process_ms)]),
-      ),
-    );
-    const js = startup.find((s) => s.loader === 'js');
-    if (js?.js_source) console.log(`  js = ${js.js_source}`);
-  }
+  printStartups(startup);
 
   const json = {
     impl: 'cuda-ts-cpu',

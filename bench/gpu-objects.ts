@@ -53,9 +53,8 @@ export function eventRoundTrips(a: Any, b: Any, stream: Any): (ops: number) => v
   };
 }
 
-export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
-  const impl = new Impl('cuda-ts-objects');
-  Object.assign(impl.rows, preset);
+/** Loads the objects layer into `impl` (timing its import) and opens the device and one non-blocking stream. */
+function openObjects(impl: Impl): { O: Any; dev: Any; stream: Any } {
   const t0 = performance.now();
   const O = loadObjects();
   impl.meta.import_ms = Math.round((performance.now() - t0) * 100) / 100;
@@ -66,19 +65,12 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
   dev.setCurrent();
   const stream = O.Stream.create({ nonBlocking: true });
   impl.meta.device = dev.name;
+  return { O, dev, stream };
+}
 
-  // Trivial calls through the objects API (informative: not the same operation as a bare C call).
-  await impl.row('cuDeviceGetAttribute', () => {
-    const n = scaled(1_000_000, 1000);
-    return measure((ops) => {
-      let acc = 0;
-      for (let i = 0; i < ops; i++) acc += dev.multiprocessorCount;
-      if (acc <= 0) throw new Error('no SMs');
-    }, n, scaled(100_000, 1000));
-  });
-
-  // Kernels and launch through the objects API: declared signatures, one LaunchConfig, direct calls
-  // (no argument arrays built per launch, as a user's hot loop would be written).
+// Kernels and launch through the objects API: declared signatures, one LaunchConfig, direct calls
+// (no argument arrays built per launch, as a user's hot loop would be written).
+function objectKernels(impl: Impl, O: Any, ptx: Buffer) {
   const mod = O.Module.fromPTX(ptx.toString('utf8'));
   const kEmpty = mod.kernel('empty', []);
   const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
@@ -88,6 +80,12 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
   const dA = O.DeviceBuffer.alloc(4096);
   const dB = O.DeviceBuffer.alloc(4096);
   impl.meta.launch = 'launch(stream, new LaunchConfig({grid: 1, block: 1}), kernel, ...args) with a declared signature';
+  return { kEmpty, kArgs4, kArgs16, cfg, launch, dA, dB };
+}
+type ObjectKernels = ReturnType<typeof objectKernels>;
+
+async function objectLaunchRows(impl: Impl, stream: Any, kernels: ObjectKernels): Promise<void> {
+  const { kEmpty, kArgs4, kArgs16, cfg, launch, dA, dB } = kernels;
   const batched = (one: () => void) => (ops: number) => {
     for (let i = 0; i < ops; i++) {
       one();
@@ -107,7 +105,11 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
     }, scaled(5000, 100), 100)],
   ];
   for (const [name, thunk] of launchRows) await impl.row(name, thunk);
+}
 
+/** A launch followed by a blocking or an awaited synchronize, and the await of an idle stream. */
+async function objectSynchronizedRows(impl: Impl, stream: Any, kernels: ObjectKernels): Promise<void> {
+  const { kEmpty, cfg, launch } = kernels;
   const enqueue = () => launch(stream, cfg, kEmpty);
   impl.meta.synchronized_rows_launch = 'objects launch()';
   if (enqueue) {
@@ -127,7 +129,9 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
       for (let i = 0; i < ops; i++) await stream.synchronized();
     }, scaled(5000, 100), 100));
   }
+}
 
+async function objectEventAndAllocRows(impl: Impl, O: Any, stream: Any): Promise<void> {
   await impl.row('event_record_elapsed', () => {
     const a = O.Event.create();
     const b = O.Event.create();
@@ -146,8 +150,10 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
     }
     if (ops % BATCH) stream.synchronize();
   }, scaled(20_000, BATCH), BATCH));
+}
 
-  // Copies: DeviceBuffer.copyFrom / copyTo with a PinnedHostBuffer or a pageable Uint8Array, on the stream.
+// Copies: DeviceBuffer.copyFrom / copyTo with a PinnedHostBuffer or a pageable Uint8Array, on the stream.
+async function objectCopyRows(impl: Impl, O: Any, stream: Any): Promise<void> {
   let big: Any;
   let pinned: Any;
   try {
@@ -170,8 +176,10 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
       /* reported by the rows */
     }
   }
+}
 
-  // NVRTC through the objects layer's Program, if present.
+// NVRTC through the objects layer's Program, if present.
+async function objectNvrtcRow(impl: Impl, O: Any): Promise<void> {
   if (O.Program) {
     await impl.row('nvrtc_compile_small', () => measure((ops) => {
       for (let i = 0; i < ops; i++) {
@@ -185,11 +193,34 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
       }
     }, 1, 1, 'ms'));
   } else impl.skip('nvrtc_compile_small', 'objects layer has no Program yet');
+}
+
+export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
+  const impl = new Impl('cuda-ts-objects');
+  Object.assign(impl.rows, preset);
+  const { O, dev, stream } = openObjects(impl);
+
+  // Trivial calls through the objects API (informative: not the same operation as a bare C call).
+  await impl.row('cuDeviceGetAttribute', () => {
+    const n = scaled(1_000_000, 1000);
+    return measure((ops) => {
+      let acc = 0;
+      for (let i = 0; i < ops; i++) acc += dev.multiprocessorCount;
+      if (acc <= 0) throw new Error('no SMs');
+    }, n, scaled(100_000, 1000));
+  });
+
+  const kernels = objectKernels(impl, O, ptx);
+  await objectLaunchRows(impl, stream, kernels);
+  await objectSynchronizedRows(impl, stream, kernels);
+  await objectEventAndAllocRows(impl, O, stream);
+  await objectCopyRows(impl, O, stream);
+  await objectNvrtcRow(impl, O);
 
   try {
     stream.synchronize();
-    dA.close();
-    dB.close();
+    kernels.dA.close();
+    kernels.dB.close();
     stream.close();
   } catch (e) {
     impl.meta.cleanup_error = reason(e);

@@ -18,10 +18,8 @@ import { loadModule } from './startup';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-function main(): void {
-  const O = loadModule<Any>('src/index');
-  const drv = loadModule<Any>('src/driver');
-  const ptxPath = join(REPO_ROOT, 'bench', 'native', 'kernels.ptx');
+/** Builds bench.c's library once per machine (a temporary folder) and opens its pass in this process. */
+function inProcessC(ptxPath: string): (row: string, ops: number) => number {
   const dir = join(tmpdir(), 'cuda-ts-bench-inproc');
   const lib = join(dir, 'libbench.so');
   if (!existsSync(lib)) {
@@ -32,7 +30,11 @@ function main(): void {
   const init = so.func('int bench_init(const char *ptx, int ordinal)');
   const pass = so.func('int bench_pass(const char *row, long ops)');
   if (init(ptxPath, 0) !== 0) throw new Error('bench_init failed');
+  return pass;
+}
 
+/** The objects layer's device, stream and empty kernel, and the driver functions the koffi rows call on their handles. */
+function objectsSetup(O: Any, drv: Any, ptxPath: string) {
   const dev = O.Device.get(0);
   dev.setCurrent();
   const stream = O.Stream.create({ nonBlocking: true });
@@ -51,8 +53,15 @@ function main(): void {
   exView.setBigUint64(32, BigInt(h), true);
   const launchExK: (...a: Any[]) => number = drv.native('cuLaunchKernelEx');
   const launch = O.launch;
-  // node:ffi's own cuLaunchKernelEx: four pointers as bigints (its direct fast call), the config in
-  // an ArrayBuffer of its own (off the V8 heap, so its address holds)
+  return { dev, stream, k, cfg, launchK, syncK, f, h, emptyTable, exCfg, launchExK, launch };
+}
+type ObjectsSetup = ReturnType<typeof objectsSetup>;
+
+/**
+ * node:ffi's own cuLaunchKernelEx: four pointers as bigints (its direct fast call), the config in
+ * an ArrayBuffer of its own (off the V8 heap, so its address holds); no function where Node has no node:ffi.
+ */
+function nodeFfiLaunchEx(f: Any, exCfg: Uint8Array): { launchExNode: ((...a: bigint[]) => number) | undefined; exCfgAddress: bigint; fBig: bigint } {
   const nodeFfi = (process as Any).getBuiltinModule?.('node:ffi');
   let launchExNode: ((...a: bigint[]) => number) | undefined;
   let exCfgAddress = 0n;
@@ -65,18 +74,25 @@ function main(): void {
     exCfgAddress = nodeFfi.getRawPointer(own.buffer);
     (globalThis as Any).__keepExCfg = own; // C reads it through the address: it must outlive every pass
   }
+  return { launchExNode, exCfgAddress, fBig };
+}
 
-  const loop = (one: () => void, sync: () => void): Pass => (ops) => {
-    for (let i = 0; i < ops; i++) {
-      one();
-      if ((i + 1) % BATCH === 0) sync();
-    }
-    if (ops % BATCH) sync();
-  };
+/** bench.c's launch_0args loop around one launch: a `sync` after every BATCH launches and at the end. */
+const loop = (one: () => void, sync: () => void): Pass => (ops) => {
+  for (let i = 0; i < ops; i++) {
+    one();
+    if ((i + 1) % BATCH === 0) sync();
+  }
+  if (ops % BATCH) sync();
+};
+
+function launchPasses(pass: (row: string, ops: number) => number, o: ObjectsSetup, ex: ReturnType<typeof nodeFfiLaunchEx>): Record<string, Pass> {
+  const { stream, k, cfg, launchK, syncK, f, h, emptyTable, exCfg, launchExK, launch } = o;
+  const { launchExNode, exCfgAddress, fBig } = ex;
   const rawSync = (): void => {
     if (syncK(h) !== 0) throw new Error('cuStreamSynchronize');
   };
-  const passes: Record<string, Pass> = {
+  return {
     'c (bench.c in process)': (ops) => void pass('launch_0args', ops),
     'koffi, NULL params': loop(() => {
       if (launchK(f, 1, 1, 1, 1, 1, 1, 0, h, null, null) !== 0) throw new Error('launch');
@@ -97,25 +113,28 @@ function main(): void {
     'objects launch(), raw sync': loop(() => launch(stream, cfg, k), rawSync),
     'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k), () => stream.synchronize()),
   };
-  // The objects layer of an earlier commit (bench/before-tree.ts), in the same process and clock
+}
+
+/** The objects layer of an earlier commit (bench/before-tree.ts), in the same process and clock, where it is built. */
+function addBeforeTreePass(passes: Record<string, Pass>, dev: Any, ptxPath: string): void {
   const beforeDir = join(REPO_ROOT, 'bench', '.build', 'js-before');
-  if (existsSync(join(beforeDir, 'src', 'index.js'))) {
-    const commit = readFileSync(join(beforeDir, 'COMMIT'), 'utf8').trim();
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const B = require(join(beforeDir, 'src', 'index.js'));
-      B.Device.get(0).setCurrent();
-      const bs = B.Stream.create({ nonBlocking: true });
-      const bk = B.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('empty', []);
-      const bcfg = new B.LaunchConfig({ grid: 1, block: 1 });
-      passes[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk), () => bs.synchronize());
-    } catch (e) {
-      console.log(`objects at ${commit}: not run (${(e as Error).message})`);
-    }
-    dev.setCurrent();
+  if (!existsSync(join(beforeDir, 'src', 'index.js'))) return;
+  const commit = readFileSync(join(beforeDir, 'COMMIT'), 'utf8').trim();
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const B = require(join(beforeDir, 'src', 'index.js'));
+    B.Device.get(0).setCurrent();
+    const bs = B.Stream.create({ nonBlocking: true });
+    const bk = B.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('empty', []);
+    const bcfg = new B.LaunchConfig({ grid: 1, block: 1 });
+    passes[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk), () => bs.synchronize());
+  } catch (e) {
+    console.log(`objects at ${commit}: not run (${(e as Error).message})`);
   }
-  const reps = Number(process.env.BENCH_REPS ?? 9);
-  const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
+  dev.setCurrent();
+}
+
+function printBreakdown(got: Record<string, Any>, reps: number): void {
   const c = got['c (bench.c in process)'] as Any;
   console.log(`launch_0args breakdown (${reps} interleaved repetitions × 20,000 launches; node ${process.version}; ffi ${process.env.CUDA_TS_FFI ?? 'koffi'}):`);
   for (const [name, r] of Object.entries(got) as [string, Any][]) {
@@ -126,7 +145,20 @@ function main(): void {
     const ratios = r.reps.map((v: number, i: number) => v / c.reps[i]);
     console.log(`  ${name.padEnd(42)} ${r.median.toFixed(0).padStart(6)} ns  ${(median(ratios)).toFixed(3)}× C [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}]`);
   }
-  stream.close();
+}
+
+function main(): void {
+  const O = loadModule<Any>('src/index');
+  const drv = loadModule<Any>('src/driver');
+  const ptxPath = join(REPO_ROOT, 'bench', 'native', 'kernels.ptx');
+  const pass = inProcessC(ptxPath);
+  const o = objectsSetup(O, drv, ptxPath);
+  const passes = launchPasses(pass, o, nodeFfiLaunchEx(o.f, o.exCfg));
+  addBeforeTreePass(passes, o.dev, ptxPath);
+  const reps = Number(process.env.BENCH_REPS ?? 9);
+  const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
+  printBreakdown(got, reps);
+  o.stream.close();
 }
 
 main();

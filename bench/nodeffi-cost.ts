@@ -137,61 +137,61 @@ const out = new Int32Array(2);
 const outBuffer = out.buffer as ArrayBuffer;
 const outAddress = ffi.getRawPointer(outBuffer);
 
-function rows(): Row[] {
-  const c = cLoops();
-  const withC = (impls: Record<string, Pass>, loop: string): Record<string, Pass> => (c ? { C: c[loop], ...impls } : impls);
-  const kf = (name: string, params: string[]) => cudart.func(name, 'int', params) as (...a: unknown[]) => number;
+const kf = (name: string, params: string[]) => cudart.func(name, 'int', params) as (...a: unknown[]) => number;
+/** Puts the C loop of `loop` first in a row's implementations, where the C library was built. */
+type WithC = (impls: Record<string, Pass>, loop: string) => Record<string, Pass>;
 
+function lastErrorRow(withC: WithC): Row {
   const kLast = kf('cudaGetLastError', []);
   const nLast = open().getFunction('cudaGetLastError', { arguments: [], return: 'int32' });
   const rawLast = viaNode.raw.cudaGetLastError as () => number;
   const rawLastK = viaKoffi.raw.cudaGetLastError as () => number;
+  return {
+    name: 'cudaGetLastError()',
+    impls: withC({
+      koffi: (n) => { for (let i = 0; i < n; i++) kLast(); },
+      'node:ffi': (n) => { for (let i = 0; i < n; i++) nLast(); },
+      'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) rawLast(); },
+      ...(before ? { 'raw, node:ffi (before)': ((f: () => number): Pass => (n) => { for (let i = 0; i < n; i++) f(); })(before.raw.cudaGetLastError as () => number) } : {}),
+      'raw, koffi': (n) => { for (let i = 0; i < n; i++) rawLastK(); },
+    }, 'getLastError'),
+  };
+}
 
-  const outRows: Row[] = [
-    {
-      name: 'cudaGetLastError()',
-      impls: withC({
-        koffi: (n) => { for (let i = 0; i < n; i++) kLast(); },
-        'node:ffi': (n) => { for (let i = 0; i < n; i++) nLast(); },
-        'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) rawLast(); },
-        ...(before ? { 'raw, node:ffi (before)': ((f: () => number): Pass => (n) => { for (let i = 0; i < n; i++) f(); })(before.raw.cudaGetLastError as () => number) } : {}),
-        'raw, koffi': (n) => { for (let i = 0; i < n; i++) rawLastK(); },
-      }, 'getLastError'),
-    },
-  ];
-
-  for (const [name, loop, typedOk] of [['cudaRuntimeGetVersion', 'runtimeVersion', true], ['cudaDriverGetVersion', 'driverVersion', true], ['cudaGetDevice', 'getDevice', false]] as const) {
-    const k = kf(name, ['void *']);
-    const nAb = open().getFunction(name, { arguments: ['pointer'], return: 'int32' });
-    const nBig = open().getFunction(name, { arguments: ['pointer'], return: 'int32' });
-    const r = viaNode.raw[name] as (p: Int32Array) => number;
-    const rk = viaKoffi.raw[name] as (p: Int32Array) => number;
-    const impls: Record<string, Pass> = {
-      koffi: (n) => { for (let i = 0; i < n; i++) k(out); },
-      'node:ffi, ArrayBuffer': (n) => { for (let i = 0; i < n; i++) nAb(outBuffer); },
-      'node:ffi, bigint address': (n) => { for (let i = 0; i < n; i++) nBig(outAddress); },
-      'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) r(out); },
-      ...(before ? { 'raw, node:ffi (before)': ((f: (p: Int32Array) => number): Pass => (n) => { for (let i = 0; i < n; i++) f(out); })(before.raw[name] as (p: Int32Array) => number) } : {}),
-      'raw, koffi': (n) => { for (let i = 0; i < n; i++) rk(out); },
-    };
-    if (typedOk) {
-      const tf = viaNode.typed[name] as () => number;
-      const tkf = viaKoffi.typed[name] as () => number;
-      impls['typed, node:ffi'] = (n) => { for (let i = 0; i < n; i++) tf(); };
-      if (before) {
-        const tb = before.typed[name] as () => number;
-        impls['typed, node:ffi (before)'] = (n) => { for (let i = 0; i < n; i++) tb(); };
-      }
-      impls['typed, koffi'] = (n) => { for (let i = 0; i < n; i++) tkf(); };
+/** A call with one `int *` out-parameter; through the typed layer too where `typedOk`. */
+function outParamRow(withC: WithC, name: 'cudaRuntimeGetVersion' | 'cudaDriverGetVersion' | 'cudaGetDevice', loop: string, typedOk: boolean): Row {
+  const k = kf(name, ['void *']);
+  const nAb = open().getFunction(name, { arguments: ['pointer'], return: 'int32' });
+  const nBig = open().getFunction(name, { arguments: ['pointer'], return: 'int32' });
+  const r = viaNode.raw[name] as (p: Int32Array) => number;
+  const rk = viaKoffi.raw[name] as (p: Int32Array) => number;
+  const impls: Record<string, Pass> = {
+    koffi: (n) => { for (let i = 0; i < n; i++) k(out); },
+    'node:ffi, ArrayBuffer': (n) => { for (let i = 0; i < n; i++) nAb(outBuffer); },
+    'node:ffi, bigint address': (n) => { for (let i = 0; i < n; i++) nBig(outAddress); },
+    'raw, node:ffi': (n) => { for (let i = 0; i < n; i++) r(out); },
+    ...(before ? { 'raw, node:ffi (before)': ((f: (p: Int32Array) => number): Pass => (n) => { for (let i = 0; i < n; i++) f(out); })(before.raw[name] as (p: Int32Array) => number) } : {}),
+    'raw, koffi': (n) => { for (let i = 0; i < n; i++) rk(out); },
+  };
+  if (typedOk) {
+    const tf = viaNode.typed[name] as () => number;
+    const tkf = viaKoffi.typed[name] as () => number;
+    impls['typed, node:ffi'] = (n) => { for (let i = 0; i < n; i++) tf(); };
+    if (before) {
+      const tb = before.typed[name] as () => number;
+      impls['typed, node:ffi (before)'] = (n) => { for (let i = 0; i < n; i++) tb(); };
     }
-    outRows.push({ name: `${name}(int *)`, impls: withC(impls, loop) });
+    impls['typed, koffi'] = (n) => { for (let i = 0; i < n; i++) tkf(); };
   }
+  return { name: `${name}(int *)`, impls: withC(impls, loop) };
+}
 
+function attributeRow(withC: WithC): Row {
   const kAttr = kf('cudaDeviceGetAttribute', ['void *', 'int', 'int']);
   const nAttr = open().getFunction('cudaDeviceGetAttribute', { arguments: ['pointer', 'int32', 'int32'], return: 'int32' });
   const rAttr = viaNode.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number;
   const rkAttr = viaKoffi.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number;
-  outRows.push({
+  return {
     name: 'cudaDeviceGetAttribute(int *, int, int)',
     impls: withC({
       koffi: (n) => { for (let i = 0; i < n; i++) kAttr(out, 16, 0); },
@@ -200,8 +200,10 @@ function rows(): Row[] {
       ...(before ? { 'raw, node:ffi (before)': ((f: (o: Int32Array, a: number, d: number) => number): Pass => (n) => { for (let i = 0; i < n; i++) f(out, 16, 0); })(before.raw.cudaDeviceGetAttribute as (o: Int32Array, a: number, d: number) => number) } : {}),
       'raw, koffi': (n) => { for (let i = 0; i < n; i++) rkAttr(out, 16, 0); },
     }, 'getAttribute'),
-  });
+  };
+}
 
+function memcpy2DRow(withC: WithC): Row {
   const kCopy = kf('cudaMemcpy2DAsync', ['void *', 'size_t', 'void *', 'size_t', 'size_t', 'size_t', 'int', 'void *']);
   type Copy = (d: Uint8Array, dp: number, s: Uint8Array, sp: number, w: number, h: number, k: number, st: number) => number;
   const rCopy = viaNode.raw.cudaMemcpy2DAsync as Copy;
@@ -209,7 +211,7 @@ function rows(): Row[] {
   const dstAddress = ffi!.getRawPointer(dst.buffer as ArrayBuffer) + BigInt(dst.byteOffset);
   const srcAddress = ffi!.getRawPointer(src.buffer as ArrayBuffer) + BigInt(src.byteOffset);
   const rkCopy = viaKoffi.raw.cudaMemcpy2DAsync as Copy;
-  outRows.push({
+  return {
     name: 'cudaMemcpy2DAsync(void *, size_t, const void *, size_t, size_t, size_t, kind, stream): 8 arguments',
     impls: withC({
       koffi: (n) => { for (let i = 0; i < n; i++) kCopy(dst, 64, src, 64, 8, 1, 0, null); },
@@ -219,7 +221,18 @@ function rows(): Row[] {
       ...(before ? { 'raw, node:ffi (before)': ((f: Copy): Pass => (n) => { for (let i = 0; i < n; i++) f(dst, 64, src, 64, 8, 1, 0, 0); })(before.raw.cudaMemcpy2DAsync as Copy) } : {}),
       'raw, koffi': (n) => { for (let i = 0; i < n; i++) rkCopy(dst, 64, src, 64, 8, 1, 0, 0); },
     }, 'memcpy2DAsync'),
-  });
+  };
+}
+
+function rows(): Row[] {
+  const c = cLoops();
+  const withC: WithC = (impls, loop) => (c ? { C: c[loop], ...impls } : impls);
+  const outRows: Row[] = [lastErrorRow(withC)];
+  for (const [name, loop, typedOk] of [['cudaRuntimeGetVersion', 'runtimeVersion', true], ['cudaDriverGetVersion', 'driverVersion', true], ['cudaGetDevice', 'getDevice', false]] as const) {
+    outRows.push(outParamRow(withC, name, loop, typedOk));
+  }
+  outRows.push(attributeRow(withC));
+  outRows.push(memcpy2DRow(withC));
   return outRows;
 }
 

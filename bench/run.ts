@@ -171,7 +171,13 @@ function unitLabel(u: string): string {
   return u === 'ns' ? 'ns' : u;
 }
 
-function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string; verdicts: Verdict[] } {
+/** A cell of the results: an implementation's row, its whole-implementation skip, or 'not run'. */
+type GetRow = (impl: string, row: string) => Row | undefined;
+
+/** A measured row's median, or undefined. */
+type MedianOf = (impl: string, row: string) => number | undefined;
+
+function rowLookup(all: ImplResult[]): { byImpl: Map<string, ImplResult>; get: GetRow; m: MedianOf } {
   const byImpl = new Map<string, ImplResult>();
   for (const r of all) byImpl.set(r.impl, r);
   const get = (impl: string, row: string): Row | undefined => {
@@ -180,13 +186,24 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     if (r.skipped) return { skipped: r.skipped };
     return r.rows?.[row];
   };
+  const m = (impl: string, row: string) => {
+    const r = get(impl, row);
+    return isMeasured(r) ? r.median : undefined;
+  };
+  return { byImpl, get, m };
+}
+
+/** The table's rows, in ROW_ORDER, then any other row some implementation has, sorted. */
+function tableRows(all: ImplResult[]): string[] {
   const rowsSeen = new Set<string>();
   for (const r of all) for (const k of Object.keys(r.rows ?? {})) if (!k.startsWith('import_first_call')) rowsSeen.add(k);
   // bench.c's rows always appear (skipped cells say why); other rows when some implementation has them.
   const always = new Set(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB', 'nvrtc_compile_small']);
-  const rows = [...ROW_ORDER.filter((r) => rowsSeen.has(r) || always.has(r)), ...[...rowsSeen].filter((r) => !ROW_ORDER.includes(r)).sort()];
+  return [...ROW_ORDER.filter((r) => rowsSeen.has(r) || always.has(r)), ...[...rowsSeen].filter((r) => !ROW_ORDER.includes(r)).sort()];
+}
 
-  const skippedNotes = new Map<string, number>();
+/** One line of the table per row; a skipped cell names its reason by number in `skippedNotes`. */
+function tableLines(rows: string[], get: GetRow, skippedNotes: Map<string, number>): string[][] {
   const noteFor = (why: string) => {
     if (!skippedNotes.has(why)) skippedNotes.set(why, skippedNotes.size + 1);
     return `skip[${skippedNotes.get(why)}]`;
@@ -212,46 +229,35 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     });
     lines.push([row, unitLabel(unit), base === 'native-c-inproc' ? 'C (same process)' : base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
   }
-  const out: string[] = [];
-  const inter = all.map((r) => r.meta?.interleaved).find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
-  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
-  out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
-  if (skippedNotes.size) {
-    out.push('\nskipped:');
-    for (const [why, n] of skippedNotes) out.push(`  [${n}] ${short(why, 300)}`);
-  }
+  return lines;
+}
 
-  // Startup rows (cuda-ts only).
-  const st = byImpl.get('cuda-ts-startup');
-  if (st && !st.skipped) {
-    out.push('\nimport + first call in a fresh process (ms; median of 5 spawns):');
-    for (const [k, r] of Object.entries(st.rows)) out.push(`  ${k.padEnd(34)} ${isMeasured(r) ? `${fmt(r.median)} ms  (${r.note ?? ''})` : `skipped: ${short(r.skipped, 200)}`}`);
+/**
+ * A ratio target's judge: pushes the verdict on `verdicts`. better 'lower': the ratio must be ≤ limit
+ * (times); 'higher': ≥ limit (GB/s). `extra` may fail a value that meets the ratio.
+ */
+const ratioJudge = (verdicts: Verdict[], get: GetRow) => (target: string, row: string, impl: string | undefined, base: string, limit: number, extra?: (v: number) => string | undefined, better: 'lower' | 'higher' = 'lower'): number => {
+  if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
+  if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
+  const vr = get(impl, row);
+  const br = get(base, row);
+  if (!isMeasured(vr) || !isMeasured(br)) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${!isMeasured(vr) ? impl : base} has no ${row}` });
+  const bad = extra?.(vr.median);
+  if (vr.interleaved && br.interleaved) {
+    const q = ratioStats(vr.reps, br.reps);
+    const v = judge(q.median, [q.min, q.max], limit, better);
+    return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]`, verdict: bad ? 'FAIL' : v, why: bad });
   }
+  const ratio = vr.median / br.median;
+  const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
+  return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ok && !bad ? 'PASS' : 'FAIL', why: bad });
+};
 
-  // Targets.
+/** The call and launch targets of issues 5, 11 and 17, judged on the GPU rows. */
+function gpuTargets(get: GetRow, m: MedianOf): Verdict[] {
   const verdicts: Verdict[] = [];
-  const m = (impl: string, row: string) => {
-    const r = get(impl, row);
-    return isMeasured(r) ? r.median : undefined;
-  };
   const layer = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined);
-  // better 'lower': the ratio must be ≤ limit (times); 'higher': ≥ limit (GB/s).
-  const ratioTarget = (target: string, row: string, impl: string | undefined, base: string, limit: number, extra?: (v: number) => string | undefined, better: 'lower' | 'higher' = 'lower') => {
-    if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
-    if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
-    const vr = get(impl, row);
-    const br = get(base, row);
-    if (!isMeasured(vr) || !isMeasured(br)) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${!isMeasured(vr) ? impl : base} has no ${row}` });
-    const bad = extra?.(vr.median);
-    if (vr.interleaved && br.interleaved) {
-      const q = ratioStats(vr.reps, br.reps);
-      const v = judge(q.median, [q.min, q.max], limit, better);
-      return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]`, verdict: bad ? 'FAIL' : v, why: bad });
-    }
-    const ratio = vr.median / br.median;
-    const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
-    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ok && !bad ? 'PASS' : 'FAIL', why: bad });
-  };
+  const ratioTarget = ratioJudge(verdicts, get);
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.3× raw', row, 'cuda-ts-typed', 'cuda-ts-raw', 1.3);
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('node:ffi: trivial call, typed ≤ 2× C', row, isMeasured(get('cuda-ts-typed-nodeffi', row)) ? 'cuda-ts-typed-nodeffi' : undefined, 'native-c', 2);
@@ -271,6 +277,12 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
   // GB/s: the ratio must be ≥ 0.97 (per repetition where both ran interleaved, as the time rows).
   for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB']) ratioTarget('H2D/D2H 256 MiB pinned ≥ 0.97× C', row, layer(row), 'native-c', 0.97, undefined, 'higher');
   ratioTarget('stream-ordered alloc + free ≤ 1.15× C', 'alloc_free_async_1MiB', layer('alloc_free_async_1MiB'), 'native-c', 1.15);
+  return verdicts;
+}
+
+/** The import target (compiled JS, dist/ where built) and the CPU target of typed vs raw. */
+function startupAndCpuTargets(st: ImplResult | undefined, cpuRes: CpuResult | undefined): Verdict[] {
+  const verdicts: Verdict[] = [];
   {
     const r = st?.rows?.import_first_call_driver_js;
     const d = st?.rows?.import_first_call_driver_dist;
@@ -285,7 +297,31 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     const verdict = q ? judge(q.median, [q.min, q.max], 1.3, 'lower') : tr <= 1.3 ? 'PASS' : 'FAIL';
     verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x${spread} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict });
   } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
+  return verdicts;
+}
 
+function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string; verdicts: Verdict[] } {
+  const { byImpl, get, m } = rowLookup(all);
+  const skippedNotes = new Map<string, number>();
+  const lines = tableLines(tableRows(all), get, skippedNotes);
+  const out: string[] = [];
+  const inter = all.map((r) => r.meta?.interleaved).find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
+  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
+  out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
+  if (skippedNotes.size) {
+    out.push('\nskipped:');
+    for (const [why, n] of skippedNotes) out.push(`  [${n}] ${short(why, 300)}`);
+  }
+
+  // Startup rows (cuda-ts only).
+  const st = byImpl.get('cuda-ts-startup');
+  if (st && !st.skipped) {
+    out.push('\nimport + first call in a fresh process (ms; median of 5 spawns):');
+    for (const [k, r] of Object.entries(st.rows)) out.push(`  ${k.padEnd(34)} ${isMeasured(r) ? `${fmt(r.median)} ms  (${r.note ?? ''})` : `skipped: ${short(r.skipped, 200)}`}`);
+  }
+
+  // Targets.
+  const verdicts: Verdict[] = [...gpuTargets(get, m), ...startupAndCpuTargets(st, cpuRes)];
   out.push('\ntargets (issues 5, 11, 17; "noisy": the per-repetition spread crosses the target):');
   out.push(table(['target', 'row', 'judged on', 'value', 'verdict'], verdicts.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5));
 

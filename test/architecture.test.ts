@@ -4,7 +4,7 @@
 //    a build tool beside both: support/ imports neither, src/ does not import generator/, generator/ not src/;
 //  - generator stages run parse → ir → semantics → emit: an earlier stage never imports a later one;
 //  - sizes: no hand-written file over 800 lines, no function over 80, but for the exceptions listed below;
-//    bench/, test/ and examples/ are held to the file size alone.
+//    test/ is held to the file size alone.
 // The import graph comes from dependency-cruiser (test/helpers/import-graph.mjs), the sizes from the
 // TypeScript compiler's parser.
 import { spawnSync } from 'node:child_process';
@@ -14,9 +14,9 @@ import * as ts from 'typescript';
 
 const ROOT = join(__dirname, '..');
 const GRAPH_FOLDERS = ['support', 'src', 'generator'];
-const SIZE_FOLDERS = ['support', 'src', 'generator', 'scripts', 'bin'];
-/** Held to MAX_FILE_LINES but not MAX_FUNCTION_LINES (a benchmark's main or a test's body may be long). */
-const FILE_SIZE_ONLY_FOLDERS = ['bench', 'test', 'examples'];
+const SIZE_FOLDERS = ['support', 'src', 'generator', 'scripts', 'bin', 'bench', 'examples'];
+/** Held to MAX_FILE_LINES but not MAX_FUNCTION_LINES (a test's describe body may be long). */
+const FILE_SIZE_ONLY_FOLDERS = ['test'];
 /** Folders inside those that hold no hand-written code: build output and emitted fixtures. */
 const NOT_HAND_WRITTEN = ['bench/.build', 'test/fixtures/sample/golden', 'test/fuzz/fixture/generated'];
 const MAX_FILE_LINES = 800;
@@ -26,7 +26,10 @@ const MAX_FUNCTION_LINES = 80;
  * Functions allowed over MAX_FUNCTION_LINES, as `path:name`, each with its reason. A stale entry (the
  * function is gone or has become short) fails the size test too, so the list stays true.
  */
-const LONG_FUNCTION_EXCEPTIONS: Record<string, string> = {};
+const LONG_FUNCTION_EXCEPTIONS: Record<string, string> = {
+  'bench/gpu-passes.ts:rawPasses':
+    'self-contained on purpose: fresh() re-evaluates its source text for koffi and for the raw layer (each gets its own inline caches), so it can call no helper outside itself',
+};
 
 /** Files allowed over MAX_FILE_LINES, each with its reason (stale entries fail as above). */
 const LONG_FILE_EXCEPTIONS: Record<string, string> = {};
