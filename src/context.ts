@@ -10,8 +10,6 @@ import { describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 
 export { ContextUnusableError, STICKY_ERRORS };
-// Re-exported: many modules import describe with Context (it lives in a leaf so that allocator.ts need not).
-export { describe };
 
 let initialised = false;
 /** cuInit(0), once. */

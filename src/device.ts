@@ -1,6 +1,7 @@
 // Device: a CUDA device by ordinal. Stateless apart from its primary context, retained on first use.
 import * as drv from './driver';
-import { Context, deviceHandle, describe, init } from './context';
+import { Context, deviceHandle, init } from './context';
+import { describe } from './describe';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 import type { DeviceProperties } from './device-properties';

@@ -47,11 +47,11 @@ export class ClosedObjectError extends ObjectsError {
   /** The kind of object (`Stream`, `DeviceBuffer`, `CUcontext`, …). */
   readonly kind: string;
   /**
-   * `where` is the `Class.method` called (when not given: found on the stack, see {@link callerName},
-   * skipping frames of the methods named in `skip`); `kind` the closed object's kind.
+   * `where` is the `Class.method` called (when not given: found on the stack, see {@link callerName});
+   * `kind` the closed object's kind.
    */
-  constructor(where: string | undefined, kind: string, skip?: ReadonlySet<string>) {
-    const at = where ?? callerName(skip ?? CHECK_HELPERS, kind) ?? className(kind);
+  constructor(where: string | undefined, kind: string) {
+    const at = where ?? callerName(CHECK_HELPERS, kind) ?? className(kind);
     super(at, OBJECTS_ERROR.closed, `the ${kind} is closed`);
     this.kind = kind;
   }

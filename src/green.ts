@@ -4,7 +4,8 @@
 // `context` (the CUcontext from cuCtxFromGreenCtx) is what modules, buffers and streams belong to, and
 // it keeps the green context alive until everything made in it is gone.
 import * as drv from './driver';
-import { Context, describe, deviceHandle } from './context';
+import { Context, deviceHandle } from './context';
+import { describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { Stream } from './stream';
 import { Event } from './event';

@@ -5,7 +5,8 @@
 // b's memory. Copies with cuMemcpyPeer work with or without it (staged through the host without).
 import * as drv from './driver';
 import { CudaError } from '../support';
-import { Context, describe } from './context';
+import { Context } from './context';
+import { describe } from './describe';
 import type { Device } from './device';
 import { assertMayBlock, checkSize } from './lifecycle';
 import { DeviceBuffer } from './memory/device-buffer';

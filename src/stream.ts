@@ -21,7 +21,6 @@ import { beginTracking, endTracking, type CaptureHolder } from './graph/capture'
 import { Event } from './event';
 import { poll, type PollOptions } from './poll';
 
-export { poll, type PollOptions };
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
@@ -101,9 +100,7 @@ function checkForeignHandle(where: string, h: number, ctx: Context): void {
   const kind = drv.kindOfHandle(h);
   if (kind !== undefined) throw new TypeError(`${where}: 0x${h.toString(16)} is a ${kind} handle, not a CUstream`);
   if (!readable(h)) throw new RangeError(`${where}: 0x${h.toString(16)} is not a CUstream handle (no memory of this process is mapped there)`);
-  const fn = drv.native('cuStreamGetCtx');
-  const status = drv.hinted(ctx, () => fn(h, drv.out64));
-  if (status !== 0) throw drv.fail(ctx, 'cuStreamGetCtx', status);
+  drv.callHinted(ctx, 'cuStreamGetCtx', h, drv.out64);
   if (drv.outNumber() !== ctx.handle) throw new TypeError(`${where}: stream 0x${h.toString(16)} does not belong to ${String(ctx)}`);
 }
 
@@ -387,7 +384,7 @@ export class Stream extends Resource {
     this.check();
     if (!CAPTURE_MODES.has(mode)) throw new RangeError(`Stream.beginCapture: mode must be a CUstreamCaptureMode (0, 1 or 2), got ${describe(mode)}`);
     if (this.handle <= 2) throw new TypeError('Stream.beginCapture: a default stream cannot be captured: use Stream.create()');
-    if (this.capture) throw new ObjectsError('Stream.beginCapture', OBJECTS_ERROR.state, 'Stream.beginCapture: the stream is already capturing');
+    if (this.capture) throw new ObjectsError('Stream.beginCapture', OBJECTS_ERROR.state, 'the stream is already capturing');
     drv.callOnStream(this.context, this.handle, 'cuStreamBeginCapture', this.handle, mode);
     this.capture = beginTracking(this.context, this.handle);
     this.capture.core.hold(this.core);

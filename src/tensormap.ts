@@ -4,7 +4,7 @@
 // replaceAddress() it keeps the new buffer instead.
 import { koffi } from '../support';
 import * as drv from './driver';
-import { describe } from './context';
+import { describe } from './describe';
 import { Core, Resource } from './lifecycle';
 import { arg, type StructType, type TypedArg } from './kernel-args';
 import { DeviceBuffer, ownerOf } from './memory/device-buffer';

@@ -5,7 +5,8 @@
 // passed to kernels as 'u64' (cudaTextureObject_t / cudaSurfaceObject_t).
 import { koffi } from '../support';
 import * as drv from './driver';
-import { Context, contextOf, describe, deviceHandle } from './context';
+import { Context, contextOf, deviceHandle } from './context';
+import { describe } from './describe';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
 import { isArrayBuffer } from '../support';
 import { DeviceBuffer, ownerOf } from './memory/device-buffer';

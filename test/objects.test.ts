@@ -13,7 +13,8 @@ import {
 import { DeviceBuffer } from '../src/memory';
 import { Kernel } from '../src/module';
 import { Program } from '../src/program';
-import { Stream, cudaStream, poll, streamHandle } from '../src/stream';
+import { Stream, cudaStream, streamHandle } from '../src/stream';
+import { poll } from '../src/poll';
 import * as drv from '../src/driver';
 import { driverlessContext } from './helpers/fake-driver';
 

@@ -8,7 +8,7 @@
 // Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
 // on first use, never at import, with an error saying NCCL is needed when it is missing.
 import { loadNccl, loadNcclRaw, ncclTypes, type nccl } from '../releases';
-import { CudaLibraryError, isArrayBuffer, isDataView } from '../../support';
+import { CudaLibraryError, isArrayBuffer } from '../../support';
 import { Context } from '../context';
 import { Device } from '../device';
 import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';

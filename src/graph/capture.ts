@@ -26,9 +26,7 @@ const id64 = new BigUint64Array(1);
 
 /** Capture id of stream `h` of `ctx`, or 0 when it is not capturing. */
 function captureId(ctx: drv.Bindable, h: number): number {
-  const fn = drv.native('cuStreamGetCaptureInfo');
-  const status = drv.hinted(ctx, () => fn(h, status32, id64, null, null, null, null));
-  if (status !== 0) throw drv.fail(ctx, 'cuStreamGetCaptureInfo', status);
+  drv.callHinted(ctx, 'cuStreamGetCaptureInfo', h, status32, id64, null, null, null, null);
   return status32[0] === 1 ? Number(id64[0]) : 0; // CU_STREAM_CAPTURE_STATUS_ACTIVE
 }
 

@@ -12,7 +12,7 @@ import { Stream, toStream, type StreamLike } from '../stream';
 import type { Event } from '../event';
 import type { Graph } from './graph';
 import {
-  NT, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, holdKernelNode, hostNodeParams, isGraph, nodeOwners,
+  NT, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, holdKernelNode, hostNodeParams, graphBrand, nodeOwners,
   registerHostFn, settleHostNodes, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions, type GraphNode,
 } from './nodes';
 
@@ -169,7 +169,7 @@ export class GraphExec extends Resource {
   /** Updates this executable graph from a topologically identical graph (cuGraphExecUpdate); it then keeps that graph alive too. */
   update(graph: Graph): void {
     this.assertOpen();
-    if (!isGraph(graph)) throw new TypeError(`GraphExec.update: graph must be a Graph, got ${describe(graph)}`);
+    if (!graphBrand.has(graph)) throw new TypeError(`GraphExec.update: graph must be a Graph, got ${describe(graph)}`);
     graph.check();
     drv.call(this.context, 'cuGraphExecUpdate', this.handle, graph.handle, new Uint8Array(24)); // CUgraphExecUpdateResultInfo
     this.core.hold(graph.core);

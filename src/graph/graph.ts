@@ -26,7 +26,7 @@ import { takeHolder, type CaptureHolder } from './capture';
 import { COND_TYPES, GraphConditional, type ConditionalNode } from './conditional';
 import { GraphExec } from './graph-exec';
 import {
-  NT, allocations, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, graphs, holdKernelNode,
+  NT, allocations, checkEvent, checkFn, checkGraph, checkKernel, checkNode, encodeMemcpy, encodeMemset, graphBrand, holdKernelNode,
   hostNodeParams, isAllocation, nodeOwners, optionsObject, registerHostFn, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions,
   type GraphNode,
 } from './nodes';
@@ -55,7 +55,7 @@ export class Graph extends Resource {
     this.handle = handle;
     this.context = context;
     this.owner = owner ?? this;
-    graphs.add(this);
+    graphBrand.mark(this);
     if (holder !== undefined) {
       this.core.hold(holder.core);
       holder.core.close(); // destroyed (releasing what it holds) with the graph

@@ -5,6 +5,7 @@ import { koffi } from '../../support';
 import * as drv from '../driver';
 import type { Context } from '../context';
 import { describe } from '../describe';
+import { Brand } from '../brand';
 import { ClosedObjectError } from '../errors';
 import { Core, checkSize, whenNoHostFuncs } from '../lifecycle';
 import { Kernel } from '../module';
@@ -202,16 +203,11 @@ export function checkEvent(where: string, event: unknown, ctx: Context): Event {
   return event;
 }
 
-/** Every Graph made (set by its constructor): graph-exec.ts recognises a Graph without importing graph.ts. */
-export const graphs = new WeakSet<object>();
-
-/** True for a Graph (what `graph instanceof Graph` said). */
-export function isGraph(v: unknown): v is Graph {
-  return typeof v === 'object' && v !== null && graphs.has(v);
-}
+/** Every Graph made (marked by its constructor): graph-exec.ts recognises a Graph without importing graph.ts. */
+export const graphBrand = new Brand<Graph>();
 
 export function checkGraph(where: string, graph: unknown): Graph {
-  if (!isGraph(graph)) throw new TypeError(`${where}: graph must be a Graph, got ${describe(graph)}`);
+  if (!graphBrand.has(graph)) throw new TypeError(`${where}: graph must be a Graph, got ${describe(graph)}`);
   graph.check();
   return graph;
 }

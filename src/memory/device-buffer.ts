@@ -12,7 +12,7 @@ import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
 import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
-import { isMemoryPool, isPinnedHostBuffer } from './brands';
+import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
 import type { MemoryPool } from './memory-pool';
 import type { PinnedHostBuffer } from './pinned-host-buffer';
 
@@ -138,7 +138,7 @@ export class DeviceBuffer extends Resource {
     if (typeof options !== 'object' || options === null) throw new TypeError(`DeviceBuffer.alloc: options must be an object, got ${describe(options)}`);
     const stream = options.stream instanceof Stream ? options.stream : toStream(options.stream, 'DeviceBuffer.alloc: stream');
     const pool = options.pool;
-    if (pool !== undefined && !isMemoryPool(pool)) throw new TypeError(`DeviceBuffer.alloc: pool must be a MemoryPool, got ${describe(pool)}`);
+    if (pool !== undefined && !memoryPoolBrand.has(pool)) throw new TypeError(`DeviceBuffer.alloc: pool must be a MemoryPool, got ${describe(pool)}`);
     if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`DeviceBuffer.alloc: cache must be a boolean, got ${describe(options.cache)}`);
     const ctx = options.context !== undefined ? contextOf(options.context, 'DeviceBuffer.alloc: context') : (pool?.context ?? stream?.context ?? Context.current());
     if (stream === undefined) {
@@ -340,7 +340,7 @@ export class DeviceBuffer extends Resource {
       this.enqueue(s, [src], 'cuMemcpyDtoD', 'cuMemcpyDtoDAsync', dst, from, n);
       return this;
     }
-    const pinned = isPinnedHostBuffer(src);
+    const pinned = pinnedHostBufferBrand.has(src);
     const host = pinned ? { ptr: src.hostAddress, byteLength: src.byteLength } : hostBytes('DeviceBuffer.copyFrom: src', src);
     const n = checkedSize('DeviceBuffer.copyFrom: byteLength', o?.byteLength ?? host.byteLength);
     rangeCheck('DeviceBuffer.copyFrom (source)', 0, n, host.byteLength);
@@ -359,7 +359,7 @@ export class DeviceBuffer extends Resource {
     const offset = checkedSize('DeviceBuffer.copyTo: offset', o?.offset ?? 0);
     const s = this.streamFor('DeviceBuffer.copyTo', o);
     const isBuffer = dst instanceof DeviceBuffer;
-    const pinned = isPinnedHostBuffer(dst);
+    const pinned = pinnedHostBufferBrand.has(dst);
     const dstLength = isBuffer || pinned ? dst.byteLength : hostBytes('DeviceBuffer.copyTo: dst', dst).byteLength;
     // An offset at or past the end leaves nothing to copy: that is a caller's bug, not an empty copy.
     if (o?.byteLength === undefined && offset >= this.byteLength && dstLength > 0) {

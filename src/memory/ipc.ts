@@ -36,7 +36,8 @@ import { Device } from '../device';
 import { Event } from '../event';
 import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
-import { poll, streamHandle, type PollOptions, type StreamLike } from '../stream';
+import { streamHandle, type StreamLike } from '../stream';
+import { poll, type PollOptions } from '../poll';
 import type { DescriptorTicket } from './fd-passing';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 
@@ -189,7 +190,6 @@ export class IpcMemoryPool extends Resource {
   readonly context: Context;
   /** The device whose memory the pool holds. */
   readonly device: number;
-  private fd = -1;
 
   private constructor(handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
     super('IpcMemoryPool', () => whenNoHostFuncs(() => {

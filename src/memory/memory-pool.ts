@@ -7,7 +7,7 @@ import { describe } from '../describe';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
 import { checkedSize, optionKeys, optionsObject } from './arguments';
-import { memoryPools } from './brands';
+import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
 import { ManagedBuffer } from './managed-buffer';
@@ -93,7 +93,7 @@ export class MemoryPool extends Resource {
     this.context = context;
     this.owned = owned;
     this.memoryType = memoryType;
-    memoryPools.add(this);
+    memoryPoolBrand.mark(this);
   }
 
   private static contextFor(where: string, device: unknown, context: unknown): Context {
@@ -267,10 +267,7 @@ export class MemoryPool extends Resource {
    * DeviceBuffer.alloc): a ManagedBuffer for a managed pool, else a DeviceBuffer, freed on `h`. @internal
    */
   allocOnStream(byteLength: number, ctx: Context, stream: Stream, h: number): DeviceBuffer {
-    const fn = drv.native('cuMemAllocFromPoolAsync');
-    if (h <= 2) ctx.bind();
-    const status = drv.hinted(ctx, () => fn(drv.out64, byteLength, this.handle, h));
-    if (status !== 0) throw drv.fail(ctx, 'cuMemAllocFromPoolAsync', status);
+    drv.callOnStream(ctx, h, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
     if (this.memoryType === 'managed') return ManagedBuffer.adopt(ptr, byteLength, ctx, new StreamFreeCore('ManagedBuffer', ctx, ptr, h), stream, this);
     return DeviceBuffer.adoptPoolBlock(ptr, byteLength, ctx, new StreamFreeCore('DeviceBuffer', ctx, ptr, h), stream, this);

@@ -9,7 +9,7 @@ import { Resource, assertMayBlock, whenNoHostFuncs } from '../lifecycle';
 import { toStream } from '../stream';
 import { noteUse } from '../graph/capture';
 import { checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
-import { pinnedHostBuffers } from './brands';
+import { pinnedHostBufferBrand } from './brands';
 import { DeviceBuffer, ownerOf } from './device-buffer';
 
 /** Options of {@link PinnedHostBuffer.alloc} and {@link PinnedHostBuffer.from}. */
@@ -38,7 +38,7 @@ export class PinnedHostBuffer extends Resource {
     this.address = address;
     this.byteLength = byteLength;
     this.context = context;
-    pinnedHostBuffers.add(this);
+    pinnedHostBufferBrand.mark(this);
   }
 
   /** Allocates `byteLength` bytes of page-locked host memory (cuMemHostAlloc, portable and device-mapped). */

@@ -3,7 +3,8 @@
 // physical chunks (cuMemCreate → cuMemMap → cuMemSetAccess), so the region's address never moves and
 // buffers made from it earlier stay valid. close() unmaps, releases the chunks and frees the range.
 import * as drv from '../driver';
-import { Context, contextOf, describe } from '../context';
+import { Context, contextOf } from '../context';
+import { describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
