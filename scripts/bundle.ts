@@ -313,9 +313,7 @@ export function loadFaster(text: string): string {
 export function distEntries(root: string): BundleSpec[] {
   const out: BundleSpec[] = [];
   if (existsSync(join(root, SUPPORT_DIR, 'index.js'))) out.push({ entry: `${SUPPORT_DIR}/index.js`, boundary: SUPPORT_DIR });
-  // (were the support folder ever inside src/ again, it would stay a package of its own)
-  const supportInSrc = SUPPORT_DIR.startsWith('src/') ? [SUPPORT_DIR] : [];
-  if (existsSync(join(root, 'src/index.js'))) out.push({ entry: 'src/index.js', boundary: 'src', exclude: supportInSrc, lazyReexports: true });
+  if (existsSync(join(root, 'src/index.js'))) out.push({ entry: 'src/index.js', boundary: 'src', lazyReexports: true });
   const gen = join(root, 'generated');
   if (existsSync(gen)) {
     for (const release of readdirSync(gen).sort()) {
