@@ -6,8 +6,8 @@
 //     retry after a real bind when the status says the cache was stale);
 //   - turning a failing status into a DriverError, and marking the context unusable when the status is
 //     a sticky device error: every call goes through `fail`, so no call site can forget it.
-// Calls go through the helpers below (global, call, callHinted, callOnStream, query, release,
-// globalStatus). THE one exception is the hot path (kernel launch, stream-ordered alloc/free, stream
+// Calls go through the helpers below (global, call, callAndWait, callHinted, callOnStream, query,
+// release, globalStatus). THE one exception is the hot path (kernel launch, stream-ordered alloc/free, stream
 // sync): it holds the C function from {@link native} and calls it under bindHinted/rebindIfStale,
 // passing a failure to {@link fail} itself, because a helper's rest arguments and closure cost more
 // than the call does there.
@@ -251,6 +251,19 @@ export function call(ctx: Bindable, func: string, ...args: unknown[]): void {
   bind(ctx);
   const status = native(func)(...args);
   if (status !== 0) throw fail(ctx, func, status);
+}
+
+/**
+ * A "synchronous" call (cuMemset*, cuMemcpyDtoD, cuMemcpyHtoD, cuMemcpyPeer, cuMemcpy3D, …) made done
+ * when it returns: those run on the default stream and return before the device has finished (a memset
+ * or a device-to-device copy at once, a copy from pageable memory once it is staged), so a read on a
+ * non-blocking stream right after could see the old bytes. The default stream is synchronized after the
+ * call (handle 0: the stream these calls used, legacy or per-thread as the binder resolved them).
+ */
+export function callAndWait(ctx: Bindable, func: string, ...args: unknown[]): void {
+  call(ctx, func, ...args);
+  const status = native('cuStreamSynchronize')(0);
+  if (status !== 0) throw fail(ctx, 'cuStreamSynchronize', status);
 }
 
 /**

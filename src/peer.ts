@@ -96,7 +96,7 @@ export function onDevice<T>(device: Device, fn: () => T): T {
 
 /** Options of {@link copyPeer}. */
 export interface PeerCopyOptions {
-  /** Copy asynchronously on this stream (cuMemcpyPeerAsync); without one the copy is synchronous. */
+  /** Copy asynchronously on this stream (cuMemcpyPeerAsync); without one the copy is synchronous: done when copyPeer returns. */
   stream?: StreamLike;
   /** Bytes to copy (default: the source from `srcOffset` to its end). */
   bytes?: number;
@@ -135,7 +135,7 @@ export function copyPeer(dst: DeviceBuffer, src: DeviceBuffer, options: PeerCopy
   try {
     if (stream === undefined) {
       assertMayBlock('copyPeer() without a stream');
-      drv.call(src.context, 'cuMemcpyPeer', to, dst.context.handle, from, src.context.handle, bytes);
+      drv.callAndWait(src.context, 'cuMemcpyPeer', to, dst.context.handle, from, src.context.handle, bytes);
     } else {
       drv.callOnStream(stream.context, stream.handle, 'cuMemcpyPeerAsync', to, dst.context.handle, from, src.context.handle, bytes, stream.handle);
     }

@@ -206,7 +206,7 @@ export class CudaArray extends Resource {
   private run(where: string, c: ReturnType<CudaArray['memcpy3d']>): void {
     if (c.s === undefined) {
       assertMayBlock(`${where}() without a stream`);
-      drv.call(this.context, 'cuMemcpy3D', c.bytes);
+      drv.callAndWait(this.context, 'cuMemcpy3D', c.bytes); // done on return, even device-side copies
     } else {
       noteUse(c.s.context, c.s.handle, this, c.holder);
       drv.callOnStream(c.s.context, c.s.handle, 'cuMemcpy3DAsync', c.bytes, c.s.handle);

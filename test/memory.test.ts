@@ -70,6 +70,12 @@ const fakes: Record<string, Fn> = {
   cuMemPrefetchAsync: () => 0,
   cuMemcpyHtoD: () => 0,
   cuMemcpyDtoH: () => 0,
+  cuMemcpyDtoD: () => 0,
+  cuMemsetD8: () => 0,
+  cuMemsetD16: () => 0,
+  cuMemsetD32: () => 0,
+  cuMemsetD8Async: () => 0,
+  cuStreamSynchronize: () => 0,
   cuMemcpyDtoHAsync: () => 0,
   cuMemcpyHtoDAsync: () => 0,
   cuMemcpyAsync: () => 0,
@@ -300,6 +306,52 @@ describe('deallocation stream', () => {
     ordered.close();
     expect(() => ordered.setDeallocationStream(s)).toThrow(/DeviceBuffer is closed/);
     sync.close();
+  });
+});
+
+describe('calls without a stream are done when they return', () => {
+  const ctx = fakeContext(0xc0);
+  // the driver names called by `fn`, in order, from the log
+  const sequence = (fn: () => void): string[] => {
+    calls.length = 0;
+    fn();
+    return calls.map(([n]) => n).filter((n) => n !== 'cuCtxGetCurrent' && n !== 'cuCtxSetCurrent');
+  };
+
+  test('memsets of every width, device-to-device and host-to-device copies wait for the default stream; a copy to the host is done on return', () => {
+    const a = new FakeBuffer(64, ctx, 0x7f3000000000);
+    const b = new FakeBuffer(64, ctx, 0x7f3000001000);
+    for (const width of [1, 2, 4] as const) {
+      const name = `cuMemsetD${8 * width}`;
+      expect(sequence(() => a.memset(1, { width }))).toEqual([name, 'cuStreamSynchronize']);
+      expect(last('cuStreamSynchronize')).toEqual([0]);
+    }
+    expect(sequence(() => a.copyFrom(b))).toEqual(['cuMemcpyDtoD', 'cuStreamSynchronize']);
+    expect(sequence(() => a.copyTo(b.subarray(8, 24), { offset: 16 }))).toEqual(['cuMemcpyDtoD', 'cuStreamSynchronize']);
+    expect(sequence(() => a.copyFrom(new Uint8Array(8), { offset: 8 }))).toEqual(['cuMemcpyHtoD', 'cuStreamSynchronize']);
+    expect(sequence(() => a.subarray(4).copyFrom(new Float32Array(2)))).toEqual(['cuMemcpyHtoD', 'cuStreamSynchronize']);
+    expect(sequence(() => a.copyTo(new Uint8Array(8)))).toEqual(['cuMemcpyDtoH']);
+    a.close();
+    b.close();
+  });
+
+  test('a call given a stream only enqueues: no wait', () => {
+    const s = Stream.create({ context: ctx });
+    const a = new FakeBuffer(64, ctx, 0x7f3000002000);
+    expect(sequence(() => a.memset(1, { stream: s }))).toEqual(['cuMemsetD8Async']);
+    a.close();
+    s.close();
+  });
+
+  test('a failing wait is a DriverError naming cuStreamSynchronize', () => {
+    const a = new FakeBuffer(64, ctx, 0x7f3000003000);
+    drv.provideNative('cuStreamSynchronize', (() => 700) as never);
+    try {
+      expect(() => a.memset(0)).toThrow(/cuStreamSynchronize/);
+    } finally {
+      drv.provideNative('cuStreamSynchronize', ((...args: unknown[]) => (calls.push(['cuStreamSynchronize', args]), 0)) as never);
+    }
+    a.close();
   });
 });
 

@@ -10,7 +10,12 @@ export type HostData = ArrayBufferView | ArrayBuffer;
 
 /** Options of {@link DeviceBuffer.copyFrom} and {@link DeviceBuffer.copyTo}. */
 export interface CopyOptions {
-  /** Stream to copy on (default: the buffer's allocating stream, else a synchronous copy). */
+  /**
+   * Stream to copy on: the copy is enqueued there and may still run when the call returns. Default: the
+   * buffer's allocating stream for a stream-ordered buffer (enqueued there likewise), else a synchronous
+   * copy, done when the call returns (ordered after earlier work on blocking streams, as CUDA's legacy
+   * default stream is).
+   */
   stream?: StreamLike;
   /** Byte offset into this buffer (default 0). */
   offset?: number;
@@ -20,7 +25,12 @@ export interface CopyOptions {
 
 /** Options of {@link DeviceBuffer.memset}. */
 export interface MemsetOptions {
-  /** Stream to fill on (default: the buffer's allocating stream, else synchronous). */
+  /**
+   * Stream to fill on: enqueued there, it may still run when the call returns. Default: the buffer's
+   * allocating stream for a stream-ordered buffer (enqueued there likewise), else a synchronous fill,
+   * done when the call returns (ordered after earlier work on blocking streams, as CUDA's legacy default
+   * stream is).
+   */
   stream?: StreamLike;
   /** Element width in bytes: 1, 2 or 4 (default 1). */
   width?: 1 | 2 | 4;

@@ -313,10 +313,15 @@ export class DeviceBuffer extends Resource {
     return undefined;
   }
 
-  /** Runs a copy or memset: on `s` (registered with a capture in progress), or synchronously. */
+  /**
+   * Runs a copy or memset: on `s` (registered with a capture in progress), or synchronously: done when
+   * this returns (the driver's "synchronous" memsets and device-to-device or pageable-to-device copies
+   * are not, so the default stream is waited for; a copy to the host is done on return already).
+   */
   private enqueue(s: Stream | undefined, others: (DeviceBuffer | PinnedHostBuffer | undefined)[], syncName: string, asyncName: string, ...args: unknown[]): void {
     if (s === undefined) {
-      drv.call(this.context, syncName, ...args);
+      if (syncName === 'cuMemcpyDtoH') drv.call(this.context, syncName, ...args);
+      else drv.callAndWait(this.context, syncName, ...args);
       return;
     }
     noteUse(s.context, s.handle, ownerOf(this), ...others.map((o) => (o instanceof DeviceBuffer ? ownerOf(o) : o)));
