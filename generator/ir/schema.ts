@@ -49,6 +49,10 @@ export const FunctionSchema = z.object({
   params: z.array(ParamSchema),
   variadic: z.boolean(),
   header: z.string(),
+  /** The Doxygen group the header declares it in (`CUDA_MEM`): an identifier, never its title. */
+  group: z.string().optional(),
+  /** The declaration carries a deprecation attribute (`__CUDA_DEPRECATED` and friends). */
+  deprecated: z.literal(true).optional(),
 });
 
 export const EnumSchema = z.object({

@@ -20,6 +20,8 @@ export interface LowerInput {
   macros: MacroTable;
   /** Macros with `CUDA_API_PER_THREAD_DEFAULT_STREAM` defined. */
   ptdsMacros: MacroTable;
+  /** The Doxygen group at a header line (./groups.ts); absent: functions carry no group. */
+  groupAt?: (file: string, line: number) => string | undefined;
 }
 
 interface RawRecord {
@@ -72,7 +74,7 @@ type Where = { file: string; line: number; col: number };
 /** Collects the top-level declarations of clang's AST, in document order (locations are delta-encoded). */
 class DeclWalker {
   readonly tracker = new LocationTracker();
-  readonly functions: (Node & { file: string })[] = [];
+  readonly functions: (Node & { file: string; line: number })[] = [];
   readonly typedefs: { name: string; type: CType; file: string; owned?: string }[] = [];
   readonly records: RawRecord[] = [];
   readonly incomplete = new Set<string>();
@@ -86,7 +88,7 @@ class DeclWalker {
       switch (node.kind) {
         case 'FunctionDecl':
           this.tracker.visit(node.inner ?? []);
-          this.functions.push({ ...node, file: where.file });
+          this.functions.push({ ...node, file: where.file, line: where.line });
           break;
         case 'TypedefDecl':
           this.visitTypedef(node, where);
@@ -395,7 +397,7 @@ function lowerFunctions(input: LowerInput, decls: Decls, tables: DeclTables, sco
     const { name, others } = userName(f.name);
     if (!scope.isApiName(name) || scope.excluded(name)) continue;
     for (const n of others) if (scope.isApiName(n) || scope.ownsName(n)) aliases[n] = name;
-    functions.push(functionDecl(f, name, input.ptdsMacros, tables.fix));
+    functions.push(functionDecl(f, name, input.ptdsMacros, tables.fix, input.groupAt));
   }
   const chosen = preferMacroTargets(functions);
   attachProcVersions(chosen, decls, tables);
@@ -435,7 +437,7 @@ function userNames(macros: MacroTable, decls: Decls, declared: Set<string>, inOw
 }
 
 /** The IR of one function declaration named `name`. */
-function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType): FunctionDecl {
+function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType, groupAt?: LowerInput['groupAt']): FunctionDecl {
   const docs = docFacts(f);
   const params = (f.inner ?? [])
     .filter((c: Node) => c.kind === 'ParmVarDecl')
@@ -457,6 +459,9 @@ function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CT
     header: basename(f.file),
   };
   if (ptds && ptds !== f.name && /_pt(ds|sz)$/.test(ptds)) decl.ptdsSymbol = ptds;
+  const group = groupAt?.(f.file, f.line);
+  if (group) decl.group = group;
+  if ((f.inner ?? []).some((c: Node) => c.kind === 'DeprecatedAttr')) decl.deprecated = true;
   return decl;
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ModuleIR } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 import { lowerModule } from './ast';
+import { headerGroups } from './groups';
 import { clangAst, clangLayouts, clangMacros, GeneratorError, HeadersNotFoundError, type ClangJob } from './clang';
 import { parseRecordLayouts } from './layout';
 import { evaluateMacro, parseMacroDefinitions } from './macros';
@@ -53,7 +54,7 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
     : macros;
   const layouts = parseRecordLayouts(clangLayouts(job));
   const lowered = missingOptional.length ? { ...spec, includes } : spec;
-  return lowerModule({ spec: lowered, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros });
+  return lowerModule({ spec: lowered, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros, groupAt: headerGroups() });
 }
 
 /** The toolkit's release from `CUDA_VERSION` in cuda.h (13000 → "13.0"). */
