@@ -5,6 +5,8 @@ import { describe } from './describe';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 import type { DeviceProperties } from './device-properties';
+import { graphMemoryStats, resetGraphMemoryHighWatermarks, trimGraphMemory, type GraphMemoryStats } from './graph/graph-memory';
+import { computeModeName, type ComputeMode } from './system';
 
 export type { DeviceProperties };
 
@@ -141,6 +143,32 @@ export class Device {
   /** Number of streaming multiprocessors (SMs). */
   get multiprocessorCount(): number {
     return this.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  }
+
+  /** The compute mode by name ('default', 'prohibited', 'exclusiveProcess'): CUcomputemode's value named. */
+  get computeMode(): ComputeMode {
+    return computeModeName(this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE));
+  }
+
+  /**
+   * Graph memory of this device in bytes (what memory-allocation nodes of graphs use and the driver
+   * keeps for them): current and high-water used and reserved figures, read through the primary context.
+   */
+  get graphMemory(): GraphMemoryStats {
+    return graphMemoryStats(this.primaryContext(), this.handle);
+  }
+
+  /** Resets graphMemory's usedHigh and reservedHigh watermarks to the current figures. */
+  resetGraphMemoryHighWatermarks(): void {
+    resetGraphMemoryHighWatermarks(this.primaryContext(), this.handle);
+  }
+
+  /**
+   * Returns the graph memory this device keeps but no graph allocation uses to the system
+   * (cuDeviceGraphMemTrim): graphMemory.reserved drops to what live graph allocations need.
+   */
+  trimGraphMemory(): void {
+    trimGraphMemory(this.primaryContext(), this.handle);
   }
 
   /** The primary context (retained on first use). */

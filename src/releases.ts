@@ -3,7 +3,7 @@
 // DEFAULT IS A CHANGE TO THIS FILE ALONE (the paths below and the *_RELEASE constants).
 //
 // The driver is bound at import (src/driver.ts, the door, is its only user: the driver names below
-// are for it). NVRTC, nvJitLink and NCCL load on first use through the loaders below, never at import:
+// are for it). NVRTC, nvJitLink, NCCL and NVML load on first use through the loaders below, never at import:
 // importing cuda-ts/objects must not load them (bench/import.ts measures it). Their `import type`
 // lines cost nothing at run time; NCCL's enums (types only, no library) load at import as before.
 
@@ -18,6 +18,7 @@ import type * as NvrtcApi from '../generated/13.0/nvrtc';
 import type * as NvJitLinkApi from '../generated/13.0/nvjitlink';
 import type * as NcclApi from '../generated/13.0/nccl';
 import type * as NcclRawApi from '../generated/13.0/nccl/raw';
+import type * as NvmlApi from '../generated/13.0/nvml';
 
 /** NCCL's enums and constants (no library load: types only). */
 export * as ncclTypes from '../generated/13.0/nccl/types';
@@ -30,6 +31,8 @@ export type * as nvjitlink from '../generated/13.0/nvjitlink';
 export type * as nccl from '../generated/13.0/nccl';
 /** NCCL's raw layer, as a type namespace. */
 export type * as ncclRaw from '../generated/13.0/nccl/raw';
+/** NVML's typed layer, as a type namespace. */
+export type * as nvml from '../generated/13.0/nvml';
 
 /** The CUDA release whose driver ABI the objects layer calls. */
 export const DRIVER_RELEASE = '13.0';
@@ -39,6 +42,8 @@ export const NVRTC_RELEASE = '13.0';
 export const NVJITLINK_RELEASE = '13.0';
 /** The release of the NCCL bindings {@link loadNccl} and {@link loadNcclRaw} load. */
 export const NCCL_RELEASE = '13.0';
+/** The release of the NVML bindings {@link loadNvml} loads. */
+export const NVML_RELEASE = '13.0';
 
 // Each loader `require`s its module on first use (a literal path, so bundlers and tsc see it).
 /** `load`'s result, made on the first call and kept. */
@@ -55,4 +60,6 @@ export const loadNvJitLink = once(() => require('../generated/13.0/nvjitlink') a
 export const loadNccl = once(() => require('../generated/13.0/nccl') as typeof NcclApi);
 /** NCCL's raw layer, loaded on first use. */
 export const loadNcclRaw = once(() => require('../generated/13.0/nccl/raw') as typeof NcclRawApi);
+/** NVML's typed layer (libnvidia-ml), loaded on first use (src/system.ts is its user). */
+export const loadNvml = once(() => require('../generated/13.0/nvml') as typeof NvmlApi);
 /* eslint-enable @typescript-eslint/no-require-imports */
