@@ -26,9 +26,31 @@ export function describeValue(v: unknown): string {
 
 /** A TypeError (wrong JS type) or RangeError (right type, out of range) naming function and parameter. */
 export function argError(fn: string, param: string, expected: string, got: unknown): TypeError | RangeError {
+  if (typeof fn !== 'string' || typeof param !== 'string' || typeof expected !== 'string') throw namesError('argError', fn, param, expected);
+  return makeArgError(fn, param, expected, got);
+}
+
+function makeArgError(fn: string, param: string, expected: string, got: unknown): TypeError | RangeError {
   const message = `${fn}: ${param} must be ${expected}, got ${describeValue(got)}`;
   const rangeLike = typeof got === 'number' || typeof got === 'bigint';
   return rangeLike ? new RangeError(message) : new TypeError(message);
+}
+
+/** The TypeError for a helper given a non-string where it takes the names its errors carry. */
+function namesError(helper: string, fn: unknown, param: unknown, third?: unknown): TypeError {
+  const [name, v] = typeof fn !== 'string' ? ['fn', fn] : typeof param !== 'string' ? ['param', param] : ['expected', third];
+  return new TypeError(`${helper}: ${name} must be a string (it names the call in errors), got ${describeValue(v)}`);
+}
+
+/** The TypeError for a helper given a non-boolean `nullable` (a truthy string would let null through). */
+function flagError(helper: string, name: string, v: unknown): TypeError {
+  return new TypeError(`${helper}: ${name} must be a boolean, got ${describeValue(v)}`);
+}
+
+/** Throws unless `fn` and `param` are strings and `nullable` a boolean: what every argument helper takes from its caller. */
+function checkCaller(helper: string, fn: unknown, param: unknown, flag: unknown, flagName = 'nullable'): void {
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError(helper, fn, param);
+  if (typeof flag !== 'boolean') throw flagError(helper, flagName, flag);
 }
 
 const INT_TEXT: Record<string, string> = {
@@ -44,7 +66,9 @@ const INT_TEXT: Record<string, string> = {
 
 /** Throws for a value that is not an integer of the C type (`i32`, `u64`, …). */
 export function intError(fn: string, param: string, ctype: string, got: unknown): TypeError | RangeError {
-  return argError(fn, param, INT_TEXT[ctype] ?? `an integer (${ctype})`, got);
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('intError', fn, param);
+  if (typeof ctype !== 'string' || !Object.prototype.hasOwnProperty.call(INT_TEXT, ctype)) throw makeArgError('intError', 'ctype', `one of ${Object.keys(INT_TEXT).join(', ')}`, ctype);
+  return makeArgError(fn, param, INT_TEXT[ctype], got);
 }
 
 /** A safe integer, or a bigint, within the range of a 64-bit C integer. */
@@ -60,12 +84,14 @@ function isAddress(v: unknown): v is number | bigint {
 
 /** A 64-bit integer argument: a safe integer, or a bigint in range. Returns it unchanged. */
 export function int64Arg(fn: string, param: string, v: unknown, signed: boolean): number | bigint {
+  checkCaller('int64Arg', fn, param, signed, 'signed');
   if (isInt64(v, signed)) return v as number | bigint;
   throw intError(fn, param, signed ? 'i64' : 'u64', v);
 }
 
 /** A handle or device address: a non-negative safe integer (or bigint below 2**64); `null` → 0 when allowed. */
 export function addressArg(fn: string, param: string, v: unknown, nullable: boolean): number | bigint {
+  checkCaller('addressArg', fn, param, nullable);
   if (isAddress(v)) return v;
   if (v === null && nullable) return 0;
   throw argError(fn, param, `a non-negative safe integer address${nullable ? ' or null' : ''}`, v);
@@ -79,6 +105,8 @@ function byteLengthOf(v: unknown): number | undefined {
 
 /** Memory passed as a pointer: an address, a host buffer (covering `size` bytes when given), or null. */
 export function pointerArg(fn: string, param: string, v: unknown, nullable: boolean, size?: number | bigint): void {
+  checkCaller('pointerArg', fn, param, nullable);
+  if (size !== undefined && !isInt64(size, false)) throw makeArgError('pointerArg', 'size', 'undefined or a non-negative safe integer (or bigint) byte count', size);
   if (v === null) {
     if (nullable) return;
     throw argError(fn, param, 'an address or a host buffer (not null)', v);
@@ -96,6 +124,7 @@ export function pointerArg(fn: string, param: string, v: unknown, nullable: bool
 
 /** A C callback argument: a registered koffi callback (or its address); null when allowed. */
 export function callbackArg(fn: string, param: string, v: unknown, nullable: boolean): void {
+  checkCaller('callbackArg', fn, param, nullable);
   // koffi.register returns the callback's address as a bigint
   if (v === null ? nullable : isAddress(v)) return;
   throw argError(fn, param, `a registered callback (the address koffi.register returns)${nullable ? ' or null' : ''}`, v);
@@ -191,35 +220,57 @@ function buildChecker(info: KoffiInfo): Checker {
   return scalarChecker(info);
 }
 
-const checkers = new WeakMap<object, Checker>();
-function checkerOf(type: KoffiType): Checker {
-  let c = checkers.get(type as object);
-  if (!c) {
-    c = buildChecker((koffi as unknown as { type(t: KoffiType): KoffiInfo }).type(type));
-    checkers.set(type as object, c);
+interface RecordFacts {
+  check: Checker;
+  size: number;
+}
+const recordFacts = new WeakMap<object, RecordFacts>();
+
+/** The checker and size of a koffi record or union type; a TypeError naming `helper` for anything else. */
+export function recordFactsOf(helper: string, type: unknown): RecordFacts {
+  const known = typeof type === 'object' && type !== null ? recordFacts.get(type) : undefined;
+  if (known) return known;
+  let info: KoffiInfo | undefined;
+  try {
+    info = typeof type === 'object' && type !== null ? (koffi as unknown as { type(t: unknown): KoffiInfo }).type(type) : undefined;
+  } catch {
+    info = undefined; // not a koffi type object
   }
-  return c;
+  if (!info || (info.primitive !== 'Record' && info.primitive !== 'Union')) {
+    throw new TypeError(`${helper}: type must be a koffi struct or union type (a module's records.X()), got ${info ? `a koffi ${info.primitive} type` : describeValue(type)}`);
+  }
+  const facts = { check: buildChecker(info), size: info.size };
+  recordFacts.set(type as object, facts);
+  return facts;
 }
 
-/** Throws unless `value` is a record koffi can encode as `type` (every field's JS type checked). */
-export function checkRecord(fn: string, param: string, type: KoffiType, value: unknown): void {
-  const problem = checkerOf(type)(value, param);
+function recordProblem(fn: string, problem: string): TypeError | RangeError {
   // a leading '!' marks a wrong JS type (TypeError); the rest are values out of range (RangeError)
-  if (problem) throw problem.startsWith('!') ? new TypeError(`${fn}: ${problem.slice(1)}`) : new RangeError(`${fn}: ${problem}`);
+  return problem.startsWith('!') ? new TypeError(`${fn}: ${problem.slice(1)}`) : new RangeError(`${fn}: ${problem}`);
+}
+
+/** Throws unless `value` is a record koffi can encode as `type` (every field's JS type checked, no unknown field). */
+export function checkRecord(fn: string, param: string, type: KoffiType, value: unknown): void {
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('checkRecord', fn, param);
+  const problem = recordFactsOf('checkRecord', type).check(value, param);
+  if (problem) throw recordProblem(fn, problem);
 }
 
 /** A record argument behind a pointer: a record object (checked, then encoded) or bytes already
  *  encoded (at least the record's size); null when allowed. Returns what to pass. */
 export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
+  checkCaller('recordArg', fn, param, nullable);
+  const { check, size } = recordFactsOf('recordArg', type);
+  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into);
   if (value === null && nullable) return null;
-  const size = koffi.sizeof(type);
   const length = byteLengthOf(value);
   if (length !== undefined) {
     if (length < size) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${size}-byte record`);
     return value as ArrayBufferView | ArrayBuffer;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw argError(fn, param, `a record object or its encoded bytes${nullable ? ', or null' : ''}`, value);
-  checkRecord(fn, param, type, value);
+  const problem = check(value, param);
+  if (problem) throw recordProblem(fn, problem);
   const buf = into ?? new Uint8Array(size);
   if (into) into.fill(0);
   koffi.encode(buf, type, value);
@@ -228,8 +279,9 @@ export function recordArg(fn: string, param: string, type: KoffiType, value: unk
 
 /** Records in an array: objects (each checked) or bytes holding whole records. Returns the bytes. */
 export function recordArrayArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean): { bytes: Uint8Array | null; count: number } {
+  checkCaller('recordArrayArg', fn, param, nullable);
+  const { check, size } = recordFactsOf('recordArrayArg', type);
   if (value === null && nullable) return { bytes: null, count: 0 };
-  const size = koffi.sizeof(type);
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
     const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     if (bytes.byteLength % size !== 0) throw new RangeError(`${fn}: ${param} is ${bytes.byteLength} bytes, not a whole number of ${size}-byte records`);
@@ -238,15 +290,19 @@ export function recordArrayArg(fn: string, param: string, type: KoffiType, value
   if (!Array.isArray(value)) throw argError(fn, param, `an array of records or their encoded bytes${nullable ? ', or null' : ''}`, value);
   const bytes = new Uint8Array(Math.max(1, value.length) * size);
   value.forEach((v, i) => {
-    checkRecord(fn, `${param}[${i}]`, type, v);
+    const problem = check(v, `${param}[${i}]`);
+    if (problem) throw recordProblem(fn, problem);
     koffi.encode(bytes, i * size, type, v);
   });
   return { bytes, count: value.length };
 }
 
-/** Decodes `count` records laid out back to back. */
+/** Decodes `count` records laid out back to back in `bytes` (which must hold them all). */
 export function decodeRecords<T>(type: KoffiType, bytes: Uint8Array, count: number): T[] {
-  const size = koffi.sizeof(type);
+  const { size } = recordFactsOf('decodeRecords', type);
+  if (!(bytes instanceof Uint8Array)) throw makeArgError('decodeRecords', 'bytes', 'a Uint8Array', bytes);
+  if (!Number.isSafeInteger(count) || count < 0) throw makeArgError('decodeRecords', 'count', 'a non-negative safe integer', count);
+  if (bytes.byteLength < count * size) throw new RangeError(`decodeRecords: bytes is ${bytes.byteLength} bytes, shorter than ${count} records of ${size} bytes`);
   const out: T[] = [];
   for (let i = 0; i < count; i++) out.push(koffi.decode(bytes.subarray(i * size, (i + 1) * size), type) as T);
   return out;
@@ -259,19 +315,23 @@ const ARRAYS: Record<string, ArrayCtor> = {
   i8: Int8Array, u8: Uint8Array, i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array,
   i64: BigInt64Array, u64: BigUint64Array, f32: Float32Array, f64: Float64Array, bool: Uint8Array,
 };
+/** The typed arrays each element type takes (by their tag, so that views from another realm pass too). */
+const ARRAY_TAGS: Record<string, string[]> = Object.fromEntries(
+  Object.entries(ARRAYS).map(([key, Ctor]) => [key, Ctor === Uint8Array ? ['Uint8Array', 'Uint8ClampedArray'] : [Ctor.name]]),
+);
 
 /** An array of C scalars (`i32`, `u64`, `f32`, `bool`, `address`…): the matching typed array passes as
  *  it is; a JS array is checked element by element and copied. Returns what to pass and its length. */
 export function scalarArrayArg(fn: string, param: string, ctype: string, value: unknown, nullable: boolean): { data: ArrayBufferView | null; count: number } {
-  if (value === null && nullable) return { data: null, count: 0 };
+  checkCaller('scalarArrayArg', fn, param, nullable);
   const key = ctype === 'address' ? 'u64' : ctype;
-  const Ctor = ARRAYS[key];
+  const Ctor = typeof key === 'string' && Object.prototype.hasOwnProperty.call(ARRAYS, key) ? ARRAYS[key] : undefined;
+  if (!Ctor) throw makeArgError('scalarArrayArg', 'ctype', `one of address, ${Object.keys(ARRAYS).join(', ')}`, ctype);
+  if (value === null && nullable) return { data: null, count: 0 };
   if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-    const bpe = (value as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    const float = key.startsWith('f');
-    const isFloatArray = value instanceof Float32Array || value instanceof Float64Array;
-    if (bpe !== Ctor.BYTES_PER_ELEMENT || float !== isFloatArray) {
-      throw new RangeError(`${fn}: ${param} must hold ${key} elements (${Ctor.name}), got a ${value.constructor.name}`);
+    // the exact element type: an Int8Array for u8 (or Uint32Array for i32) would reach C as other values
+    if (!(value instanceof Ctor) && !ARRAY_TAGS[key].includes(Object.prototype.toString.call(value).slice(8, -1))) {
+      throw new RangeError(`${fn}: ${param} must hold ${key} elements (${ARRAY_TAGS[key].join(' or ')}), got a ${value.constructor.name}`);
     }
     return { data: value, count: (value as unknown as { length: number }).length };
   }
@@ -303,6 +363,7 @@ export function scalarArrayArg(fn: string, param: string, ctype: string, value: 
 /** `const char *const *`: strings copied into NUL-terminated storage, their addresses in a table.
  *  Keep the result alive until the call returns. */
 export function stringArrayArg(fn: string, param: string, value: unknown, nullable: boolean): { data: BigUint64Array | null; count: number; storage: ArrayBuffer[] } {
+  checkCaller('stringArrayArg', fn, param, nullable);
   if (value === null && nullable) return { data: null, count: 0, storage: [] };
   if (value instanceof BigUint64Array) return { data: value, count: value.length, storage: [] };
   if (!Array.isArray(value)) throw argError(fn, param, `an array of strings${nullable ? ', or null' : ''}`, value);
@@ -320,8 +381,11 @@ export function stringArrayArg(fn: string, param: string, value: unknown, nullab
   return { data: value.length ? table : null, count: value.length, storage };
 }
 
-/** Arrays whose lengths one count parameter gives: all of the same length. */
+/** Arrays whose lengths one count parameter gives: all of the same length. `counts[i]` is the
+ *  length of array `names[i]`, taken into account where `present[i]` (the array was given). */
 export function sameLength(fn: string, names: string[], counts: number[], present: boolean[]): number {
+  if (typeof fn !== 'string') throw namesError('sameLength', fn, '');
+  checkLengths(names, counts, present);
   let n = -1;
   for (let i = 0; i < counts.length; i++) {
     if (!present[i]) continue;
@@ -331,23 +395,52 @@ export function sameLength(fn: string, names: string[], counts: number[], presen
   return Math.max(0, n);
 }
 
+/** sameLength's own arguments: three arrays of one length, of names, element counts and flags. */
+function checkLengths(names: unknown, counts: unknown, present: unknown): void {
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw makeArgError('sameLength', 'names', 'an array of strings', names);
+  if (!Array.isArray(counts) || counts.length !== names.length) throw makeArgError('sameLength', 'counts', `an array of ${names.length} element counts`, counts);
+  if (!Array.isArray(present) || present.length !== names.length) throw makeArgError('sameLength', 'present', `an array of ${names.length} booleans`, present);
+  for (let i = 0; i < names.length; i++) {
+    const c = counts[i] as unknown;
+    if (typeof present[i] !== 'boolean') throw makeArgError('sameLength', `present[${i}]`, 'a boolean', present[i]);
+    if (!Number.isSafeInteger(c) || (c as number) < 0) throw makeArgError('sameLength', `counts[${i}]`, 'a non-negative safe integer', c);
+  }
+}
+
 /** An array given with an explicit count: it must hold at least that many elements. */
 export function coversCount(fn: string, param: string, length: number, count: number | bigint, countName: string): void {
-  if (length < Number(count)) throw new RangeError(`${fn}: ${param} holds ${length} elements, fewer than ${countName} = ${count}`);
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('coversCount', fn, param);
+  if (typeof countName !== 'string') throw makeArgError('coversCount', 'countName', 'a string', countName);
+  if (!Number.isSafeInteger(length) || length < 0) throw makeArgError('coversCount', 'length', 'a non-negative safe integer', length);
+  if (!isInt64(count, true)) throw makeArgError('coversCount', 'count', 'a safe integer or a bigint', count);
+  if (length < count) throw new RangeError(`${fn}: ${param} holds ${length} elements, fewer than ${countName} = ${count}`);
 }
 
-/** A byte length the typed layer allocates (text buffers, counts): a safe, sane size. */
+/** A byte length the typed layer allocates (text buffers, counts): an integer in [0, 2**31). */
 export function allocLength(fn: string, param: string, n: number | bigint): number {
-  const v = Number(n);
-  if (!(v >= 0) || v > 0x7fffffff) throw new RangeError(`${fn}: ${param} = ${n} is not a buffer length this call can allocate`);
-  return v;
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('allocLength', fn, param);
+  if (typeof n === 'number' ? Number.isInteger(n) && n >= 0 && n <= 0x7fffffff : typeof n === 'bigint' && n >= 0n && n <= 0x7fffffffn) return Number(n);
+  if (typeof n === 'number' || typeof n === 'bigint') throw new RangeError(`${fn}: ${param} = ${describeValue(n)} is not a buffer length this call can allocate (an integer in [0, 2**31))`);
+  throw makeArgError(fn, param, 'an integer buffer length', n);
 }
 
-/** Raw layer: a typed-array out-parameter must cover its pointee and hold elements of its size. */
+/**
+ * Raw layer: what may stand for a C pointer. null, an address (a non-negative safe integer or a bigint
+ * below 2**64), or host memory: a typed array, DataView, ArrayBuffer or SharedArrayBuffer, which must
+ * cover `bytes` (the pointee the call writes; 0 when unknown) and, for a typed array, hold elements of
+ * `elemBytes` (or bytes). Strings (koffi would pass a temporary copy the call overruns), undefined and
+ * other objects are refused. The generated raw functions inline the common cases and call this for the rest.
+ */
 export function rawCovers(fn: string, param: string, v: unknown, bytes: number, elemBytes: number): void {
-  if (!ArrayBuffer.isView(v)) return;
-  if (v.byteLength < bytes) throw new RangeError(`${fn}: ${param} is ${v.byteLength} bytes, shorter than the ${bytes}-byte value the call writes`);
-  const bpe = (v as unknown as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT;
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('rawCovers', fn, param);
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw makeArgError('rawCovers', 'bytes', 'a non-negative safe integer', bytes);
+  if (!Number.isSafeInteger(elemBytes) || elemBytes < 1) throw makeArgError('rawCovers', 'elemBytes', 'a positive safe integer', elemBytes);
+  if (v === null || isAddress(v)) return;
+  if (typeof v === 'number' || typeof v === 'bigint') throw makeArgError(fn, param, 'an address (a non-negative safe integer or a bigint below 2**64), null or host memory', v);
+  const length = byteLengthOf(v);
+  if (length === undefined) throw makeArgError(fn, param, 'a typed array, DataView, ArrayBuffer, an address or null', v);
+  if (length < bytes) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${bytes}-byte value the call writes`);
+  const bpe = (v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT;
   if (elemBytes > 1 && bpe !== undefined && bpe !== 1 && bpe !== elemBytes) {
     throw new RangeError(`${fn}: ${param} holds ${bpe}-byte elements; the call writes ${elemBytes}-byte values (use a matching typed array or a Uint8Array)`);
   }
@@ -358,5 +451,6 @@ export const MAX_SAFE_INTEGER_ADDRESS = MAX_SAFE;
 
 /** The address of a host buffer (off-heap ArrayBuffer storage does not move). */
 export function addressOf(buf: ArrayBufferView | ArrayBuffer): number | bigint {
+  if (byteLengthOf(buf) === undefined) throw makeArgError('addressOf', 'buf', 'a typed array, DataView or ArrayBuffer', buf);
   return koffi.address(buf as unknown as ArrayBuffer) as unknown as number | bigint;
 }

@@ -27,6 +27,42 @@ describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? ''
     expect(raw.cudaRuntimeGetVersion(out)).toBe(rt.cudaError.cudaSuccess);
     expect(out[0]).toBe(13000);
   });
+  test('the raw layer refuses host memory too small for the value C writes, in every form, before the call', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
+    const backing = new Uint8Array(16).fill(0xaa);
+    const tooSmall: [string, unknown][] = [
+      ['an ArrayBuffer of 1 byte', new ArrayBuffer(1)],
+      ['a SharedArrayBuffer of 3 bytes', new SharedArrayBuffer(3)],
+      ['a DataView of 3 bytes', new DataView(backing.buffer, 4, 3)],
+      ['a Uint8Array of 3 bytes', backing.subarray(4, 7)],
+    ];
+    for (const [, v] of tooSmall) expect(() => raw.cudaRuntimeGetVersion(v as ArrayBuffer)).toThrow(/^cudaRuntimeGetVersion: runtimeVersion is \d bytes, shorter than the 4-byte value/);
+    expect([...backing]).toEqual(new Array(16).fill(0xaa)); // nothing written next to the view
+    // large enough, each form works and holds the version
+    const ab = new ArrayBuffer(4);
+    expect(raw.cudaRuntimeGetVersion(ab)).toBe(0);
+    expect(new Int32Array(ab)[0]).toBe(13000);
+    const view = new DataView(backing.buffer, 8, 4);
+    expect(raw.cudaRuntimeGetVersion(view)).toBe(0);
+    expect(view.getInt32(0, true)).toBe(13000);
+    expect(backing[7]).toBe(0xaa);
+    expect(backing[12]).toBe(0xaa);
+  });
+  test('the raw layer refuses a string (or undefined, an object, a non-address number) for anything but const char *', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
+    expect(() => raw.cudaRuntimeGetVersion('abcdefgh' as never)).toThrow(new TypeError('cudaRuntimeGetVersion: runtimeVersion must be a typed array, DataView, ArrayBuffer, an address or null, got "abcdefgh"'));
+    expect(() => raw.cudaMemcpy(new Uint8Array(4), 'abc' as never, 3, 1)).toThrow(/^cudaMemcpy: src must be a typed array/);
+    expect(() => raw.cudaRuntimeGetVersion(undefined as never)).toThrow(/^cudaRuntimeGetVersion: runtimeVersion must be .* got undefined$/);
+    expect(() => raw.cudaRuntimeGetVersion({} as never)).toThrow(TypeError);
+    expect(() => raw.cudaRuntimeGetVersion(1.5)).toThrow(RangeError);
+    expect(() => raw.cudaRuntimeGetVersion(-1)).toThrow(RangeError);
+    expect(() => raw.cudaLaunchHostFunc(0 as never, 'code' as never, null)).toThrow(/^cudaLaunchHostFunc: fn must be a registered callback/);
+    expect(() => raw.cudaLaunchHostFunc(0 as never, new Uint8Array(8) as never, null)).toThrow(/^cudaLaunchHostFunc: fn must be/);
+    // a const char * still takes a string (cudaGetErrorName returns one: nothing refused on the way)
+    expect(raw.cudaGetErrorName(0)).toBe('cudaSuccess');
+  });
   (hasDriver ? test.skip : test)('cudaGetDeviceCount() without a driver throws a named CudaError', () => {
     let error: unknown;
     try {

@@ -136,11 +136,11 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
   w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
   w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
   const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
-  w.line(`import { checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  w.line(`import { callbackArg, checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
   w.line(`import { binder } from '../binding';`);
   w.line(`import type * as T from '../types';`);
   if (usesRecords) w.line(`import { records } from '../types';`);
-  w.line(`void [checkRecord, rawCovers];`);
+  w.line(`void [callbackArg, checkRecord, rawCovers];`);
   w.blank();
   for (const fn of fns) {
     const cache = `${fn.name}$`;
@@ -180,31 +180,52 @@ function emitRawEntry(ctx: EmitContext, stubs: StubFn[]): string {
   return w.toString();
 }
 
-/** Checks the raw layer keeps: a typed array given for a `T *` must cover a T and hold elements of
- *  T's size (else C writes past its end), and a record passed by value must have fields of the right
- *  JS types (else koffi aborts the process). Nothing else: the raw layer stays C-exact. */
+/** Checks the raw layer keeps, so that no call writes past the memory it is given and nothing reaches
+ *  C coerced: a `T *` takes null, an address, or host memory (a typed array, DataView or ArrayBuffer)
+ *  that covers a T (non-const pointees of known size) with elements of T's size; a string only for a
+ *  `const char *` (elsewhere koffi would pass a temporary copy that the call overruns); a function
+ *  pointer only an address or null; a record passed by value must have fields of the right JS types
+ *  (else koffi aborts the process). Nothing else: the raw layer stays C-exact. The common cases (an
+ *  address, a long enough typed array, null) are tested inline; the rest goes to rawCovers. */
 function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
   const lines: string[] = [];
-  fn.params.forEach((p, i) => {
+  fn.params.forEach((p) => {
     const id = safeIdent(p.name);
     const kind = model.kind(p.type);
+    const call = `'${fn.name}', '${p.name}', ${id}`;
     if (kind.k === 'record') {
       lines.push(`checkRecord('${fn.name}', '${p.name}', records.${kind.ts}(), ${id});`);
       return;
     }
-    if (kind.k !== 'pointer' || kind.constTarget) return;
-    const to = kind.toKind;
-    if (to.k === 'void' || to.k === 'array' || (to.k === 'int' && to.isChar)) return;
-    const { size } = model.sizeAlign(to);
-    if (!size) return;
-    const elem = to.k === 'record' ? 1 : size;
-    void i;
+    if (kind.k === 'funcptr') {
+      lines.push(`if (${id} !== null && typeof ${id} !== 'bigint') callbackArg(${call}, true);`);
+      return;
+    }
+    if (kind.k !== 'pointer' && kind.k !== 'array') return;
+    if (kind.k === 'pointer' && kind.constTarget && kind.toKind.k === 'int' && kind.toKind.isChar) return; // const char *: strings welcome
+    const address = `!(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))`;
+    const [size, elem] = coveredPointee(model, kind);
+    if (!size) {
+      lines.push(`if (!ArrayBuffer.isView(${id}) && ${address} && ${id} !== null) rawCovers(${call}, 0, 1);`);
+      return;
+    }
     // fast path inline: a view long enough whose elements are bytes or of the pointee's size
     const bpe = `(${id} as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT`;
-    const elemOk = elem > 1 ? ` || ((${bpe} ?? 1) !== 1 && ${bpe} !== ${elem})` : '';
-    lines.push(`if (ArrayBuffer.isView(${id}) && (${id}.byteLength < ${size}${elemOk})) rawCovers('${fn.name}', '${p.name}', ${id}, ${size}, ${elem});`);
+    const elemOk = elem > 1 ? ` && ((${bpe} ?? 1) === 1 || ${bpe} === ${elem})` : '';
+    lines.push(`if (!(ArrayBuffer.isView(${id}) && ${id}.byteLength >= ${size}${elemOk}) && ${address} && ${id} !== null) rawCovers(${call}, ${size}, ${elem});`);
   });
   return lines;
+}
+
+/** What a pointer parameter must cover: [bytes, element bytes] of a non-const pointee of known size
+ *  (records count as bytes), or [0, 1] where the call's extent is not known (void, const, char, arrays). */
+function coveredPointee(model: TypeModel, kind: ReturnType<TypeModel['kind']>): [number, number] {
+  if (kind.k !== 'pointer' || kind.constTarget) return [0, 1];
+  const to = kind.toKind;
+  if (to.k === 'void' || to.k === 'array' || (to.k === 'int' && to.isChar)) return [0, 1];
+  const { size } = model.sizeAlign(to);
+  if (!size) return [0, 1];
+  return [size, to.k === 'record' ? 1 : size];
 }
 
 const PRIMITIVES = /^(number|string|boolean|void|bigint|null|undefined)$/;
