@@ -170,7 +170,7 @@ export class PinnedHostBuffer extends Resource {
       if (dst instanceof DeviceBuffer) {
         if (s === undefined) {
           assertMayBlock('PinnedHostBuffer.copyTo() without a stream');
-          drv.call(dst.context, 'cuMemcpyHtoD', to, src, n);
+          drv.callAndWait(dst.context, 'cuMemcpyHtoD', to, src, n); // done on return, as documented
         } else {
           noteUse(s.context, s.handle, this, ownerOf(dst));
           drv.callOnStream(s.context, s.handle, 'cuMemcpyHtoDAsync', to, src, n, s.handle);
