@@ -1,9 +1,11 @@
 // The TCP store on loopback: set/get/wait/add/check/delete/barrier, timeouts, and bad input (oversized
 // frames, a wrong token, garbage bytes) refused on that connection without harming the server.
+import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { StoreError, StoreServer, StoreTimeoutError, TcpStore, openStore, parseAddress, storeToken } from '../src/distributed/store';
 
-const token = 'test-token-1234';
+const token = randomBytes(32).toString('hex');
+const wrongToken = randomBytes(32).toString('hex');
 let server: StoreServer;
 const clients: TcpStore[] = [];
 
@@ -73,7 +75,7 @@ test('add counts atomically across clients; check, delete, wait on several keys'
   expect(await cs[0].delete('x')).toBe(true);
   expect(await cs[0].delete('x')).toBe(false);
   await cs[0].set('text', 'abc');
-  await expect(cs[0].add('text')).rejects.toThrow(/does not hold an integer/);
+  await expect(cs[0].add('text')).rejects.toThrow(/does not hold a 64-bit integer/);
 });
 
 test('barrier releases only when every process arrived, and is reusable', async () => {
@@ -112,10 +114,10 @@ test('connect retries until the server starts, and times out when none does', as
 });
 
 test('a wrong token is refused on both sides; the server keeps serving', async () => {
-  await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token: 'wrong', timeoutMs: 2000 })).rejects.toThrow(/wrong token/);
+  await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token: wrongToken, timeoutMs: 2000 })).rejects.toThrow(/wrong token/);
   expect(server.refused).toBe(1);
   // a server holding another token refuses this client too
-  const other = await StoreServer.listen({ port: 0, host: '127.0.0.1', token: 'other' });
+  const other = await StoreServer.listen({ port: 0, host: '127.0.0.1', token: wrongToken });
   await expect(TcpStore.connect({ host: '127.0.0.1', port: other.port, token, timeoutMs: 2000 })).rejects.toThrow(StoreError);
   await other.close();
   const ok = await client();

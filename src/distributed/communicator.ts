@@ -174,7 +174,7 @@ export interface RendezvousOptions {
   size: number;
   /** Rank 0's store, `host:port` (rank 0 listens there; IPv6 as `[addr]:port`). */
   address: string;
-  /** Longest wait to meet (store connection, unique id, NCCL init), in ms. Default 300000. */
+  /** Longest wait to meet (store connection, unique id, NCCL init), in ms (Infinity: no limit). Default 300000. */
   timeoutMs?: number;
   /** Default timeout of awaited collectives ({@link Communicator.synchronized}), in ms. Default 600000. */
   collectiveTimeoutMs?: number;
@@ -188,6 +188,8 @@ export interface RendezvousOptions {
   key?: string;
   /** Limits of the store rank 0 serves. */
   limits?: StoreLimits;
+  /** Where rank 0's store listens (see openStore's listenHost). Default: $CUDA_TS_STORE_LISTEN, else the address's host. */
+  listenHost?: string;
 }
 
 /** Options of {@link Communicator.synchronized} (and of the awaited collectives, on top of their own). */
@@ -496,7 +498,7 @@ export class Communicator extends Resource {
     }
     requireNccl(call);
     const started = performance.now();
-    const store = options.store ?? await openStore({ ...options.limits, rank, size, address: options.address, timeoutMs: Math.min(timeoutMs, 0xffffffff), token: options.token });
+    const store = options.store ?? await openStore({ ...options.limits, rank, size, address: options.address, timeoutMs, token: options.token, listenHost: options.listenHost });
     try {
       const gen = (storeGenerations.get(store) ?? 0) + 1; // each rendezvous on one store gets its own id
       storeGenerations.set(store, gen);
@@ -506,7 +508,7 @@ export class Communicator extends Resource {
         id = Communicator.uniqueId();
         await store.set(key, id);
       } else {
-        id = await store.get(key, { timeoutMs: Math.max(0, Math.min(0xffffffff, Math.round(timeoutMs - (performance.now() - started)))) });
+        id = await store.get(key, { timeoutMs: Math.max(0, Math.round(timeoutMs - (performance.now() - started))) }); // Infinity stays Infinity
       }
       const comm = Communicator.initNonBlocking(call, size, uniqueIdBytes(id, call), rank, device);
       comm.timeoutMs = collectiveTimeoutMs;

@@ -1,449 +1,32 @@
 // A small TCP key-value store for meeting other processes, like PyTorch's TCPStore: one process
-// serves (StoreServer), every process connects (TcpStore) and uses set/get/add/wait/check/delete and
-// barriers. Nothing here touches CUDA.
+// serves (StoreServer, store-server.ts), every process connects (TcpStore) and uses
+// set/get/add/wait/check/delete and barriers. Nothing here touches CUDA.
 //
 // Trust boundary: anyone who can reach the port AND knows the shared token can read and write every
 // key (the NCCL unique id travels through it). Both sides prove they know the token (HMAC-SHA256 over
-// fresh nonces: the token itself never crosses the wire), but the traffic after that is not encrypted:
-// keep the port on a trusted network. Every frame is bounded (maxMessageBytes) and checked before it is
-// buffered, so garbage, oversized frames or a wrong token close that one connection, never the server.
-//
-// Wire format: frames of [u32 BE body length][body]; body = [u8 op][u32 BE request id][payload].
-import type * as Crypto from 'node:crypto';
+// fresh nonces: the token itself never crosses the wire), but the traffic after that is not encrypted
+// (anyone on the path reads the values, the NCCL unique id included, and could join the NCCL
+// communicator with it): keep the port on a trusted network. The token must carry 128 bits or more
+// (one recorded handshake lets anyone test guesses offline). Every frame is bounded (maxMessageBytes)
+// and checked before it is buffered, so garbage, oversized frames or a wrong token close that one
+// connection, never the server. The wire format is in store-wire.ts.
 import type * as net from 'node:net';
-import { OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
+import { BUSY, FrameReader, NONCE_BYTES, Op, PROTOCOL, StoreError, StoreTimeoutError, checkTimeout, crypto, encodeKey, frame, longTimeout, proof, storeToken, wireTimeout, type LongTimer } from './store-wire';
+import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
 import { STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
-// node:crypto and node:net load when a store or server is made: importing cuda-ts loads neither.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
+// node:net loads when a store is made: importing cuda-ts does not load it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
 // The token's variable and the address parser live with the environment convention (src/distributed/
 // rendezvous.ts: no CUDA, no support package, so cuda-ts-run's launcher imports them without koffi).
-export { STORE_TOKEN_ENV, parseAddress };
+export { STORE_TOKEN_ENV, parseAddress, storeToken, StoreError, StoreTimeoutError, StoreServer };
+export { tokenBits } from './store-wire';
+export type { StoreLimits, StoreServerOptions } from './store-server';
 
-const PROTOCOL = 'cuda-ts-store/1';
-const NONCE_BYTES = 32;
-const HEADER = 5; // op + request id
-
-const enum Op {
-  Challenge = 0x01, // server → client: server nonce
-  Auth = 0x02, // client → server: client nonce + proof
-  Welcome = 0x03, // server → client: server proof
-  Set = 0x10,
-  Get = 0x11,
-  Add = 0x12,
-  Check = 0x13,
-  Delete = 0x14,
-  Wait = 0x15,
-  Ok = 0x80,
-  Error = 0x81,
-}
-
-/** Limits a StoreServer enforces on every connection. */
-export interface StoreLimits {
-  /** Largest frame body in bytes (a value plus ~70 bytes of header). Default 1 MiB. */
-  maxMessageBytes?: number;
-  /** Most keys held. Default 65536. */
-  maxKeys?: number;
-  /** Most bytes of keys and values held in all. Default 256 MiB. */
-  maxStoredBytes?: number;
-  /** Most connections at once. Default 1024. */
-  maxConnections?: number;
-  /** Most blocked get/wait requests per connection. Default 1024. */
-  maxWaitersPerConnection?: number;
-  /** A client must authenticate within this many ms of connecting. Default 10000. */
-  handshakeTimeoutMs?: number;
-}
-
-const DEFAULT_LIMITS: Required<StoreLimits> = {
-  maxMessageBytes: 1 << 20,
-  maxKeys: 65536,
-  maxStoredBytes: 256 << 20,
-  maxConnections: 1024,
-  maxWaitersPerConnection: 1024,
-  handshakeTimeoutMs: 10_000,
-};
-
-/**
- * A store request failed: the server refused it, the connection closed, or it timed out. An
- * ObjectsError named `StoreError`; the message starts with the `TcpStore.method` (or the store side)
- * that failed.
- */
-export class StoreError extends ObjectsError {
-  /** `where` defaults to the `Class.method` the message starts with, else `TcpStore`. */
-  constructor(message: string, where = whereOf(message, 'TcpStore')) {
-    super(where, new.target === StoreTimeoutError ? OBJECTS_ERROR.timeout : OBJECTS_ERROR.store, message);
-  }
-}
-/** A store request (get, wait, barrier, connect) did not complete within its timeout. */
-export class StoreTimeoutError extends StoreError {}
-
-/** The token from `token`, else from $CUDA_TS_STORE_TOKEN; a TypeError naming `call` when neither is set. */
-export function storeToken(token: unknown, call: string): string {
-  const t = token ?? process.env[STORE_TOKEN_ENV];
-  if (typeof t !== 'string' || t.length === 0) {
-    throw new TypeError(`${call}: a shared token is required: pass { token } or set ${STORE_TOKEN_ENV} to the same secret in every process (cuda-ts-run sets it)`);
-  }
-  if (t.length > 4096) throw new RangeError(`${call}: the token is ${t.length} characters; at most 4096`);
-  return t;
-}
-
-function proof(token: string, role: 'client' | 'server', a: Buffer, b: Buffer): Buffer {
-  return crypto().createHmac('sha256', token).update(`${PROTOCOL}/${role}`).update(a).update(b).digest();
-}
-
-function frame(op: Op, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const out = Buffer.allocUnsafe(4 + HEADER + payload.length);
-  out.writeUInt32BE(HEADER + payload.length, 0);
-  out.writeUInt8(op, 4);
-  out.writeUInt32BE(id >>> 0, 5);
-  payload.copy(out, 9);
-  return out;
-}
-
-/** Splits a byte stream into frames; refuses a frame longer than `max` as soon as its length is read. */
-class FrameReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  constructor(private readonly max: number) {}
-
-  /** Appends `data`; returns the complete frames (op, id, payload) or throws a StoreError. */
-  push(data: Buffer): { op: number; id: number; payload: Buffer }[] {
-    this.chunks.push(data);
-    this.buffered += data.length;
-    const frames: { op: number; id: number; payload: Buffer }[] = [];
-    for (;;) {
-      if (this.buffered < 4) break;
-      const head = this.peek(4);
-      const len = head.readUInt32BE(0);
-      if (len < HEADER) throw new StoreError(`malformed frame: body of ${len} bytes`);
-      if (len > this.max + HEADER) throw new StoreError(`message of ${len} bytes exceeds the limit of ${this.max} bytes`);
-      if (this.buffered < 4 + len) break;
-      const whole = this.take(4 + len);
-      frames.push({ op: whole.readUInt8(4), id: whole.readUInt32BE(5), payload: whole.subarray(9) });
-    }
-    return frames;
-  }
-
-  private peek(n: number): Buffer {
-    if (this.chunks[0].length >= n) return this.chunks[0];
-    const all = Buffer.concat(this.chunks);
-    this.chunks = [all];
-    return all;
-  }
-
-  private take(n: number): Buffer {
-    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
-    const out = all.subarray(0, n);
-    const rest = all.subarray(n);
-    this.chunks = rest.length ? [rest] : [];
-    this.buffered = rest.length;
-    return out;
-  }
-}
-
-// Payload fields: a key is [u16 BE length][utf8]; the value is the rest of the payload.
-function encodeKey(key: string): Buffer {
-  const k = Buffer.from(key, 'utf8');
-  const out = Buffer.allocUnsafe(2 + k.length);
-  out.writeUInt16BE(k.length, 0);
-  k.copy(out, 2);
-  return out;
-}
-
-class PayloadReader {
-  private at = 0;
-  constructor(private readonly buf: Buffer) {}
-  u8(): number {
-    this.need(1);
-    return this.buf.readUInt8(this.at++);
-  }
-  u16(): number {
-    this.need(2);
-    const v = this.buf.readUInt16BE(this.at);
-    this.at += 2;
-    return v;
-  }
-  u32(): number {
-    this.need(4);
-    const v = this.buf.readUInt32BE(this.at);
-    this.at += 4;
-    return v;
-  }
-  i64(): bigint {
-    this.need(8);
-    const v = this.buf.readBigInt64BE(this.at);
-    this.at += 8;
-    return v;
-  }
-  key(): string {
-    const n = this.u16();
-    if (n === 0) throw new StoreError('malformed request: empty key');
-    this.need(n);
-    const k = this.buf.toString('utf8', this.at, this.at + n);
-    this.at += n;
-    return k;
-  }
-  rest(): Buffer {
-    const out = this.buf.subarray(this.at);
-    this.at = this.buf.length;
-    return out;
-  }
-  end(): void {
-    if (this.at !== this.buf.length) throw new StoreError('malformed request: trailing bytes');
-  }
-  private need(n: number): void {
-    if (this.at + n > this.buf.length) throw new StoreError('malformed request: truncated');
-  }
-}
-
-interface Waiter {
-  keys: string[];
-  conn: ServerConnection;
-  done: () => void;
-  timer: NodeJS.Timeout;
-}
-
-interface ServerConnection {
-  socket: net.Socket;
-  waiters: Set<Waiter>;
-}
-
-/** Options of {@link StoreServer.listen}. */
-export interface StoreServerOptions extends StoreLimits {
-  /** Port to listen on (0: any free port; read it from `server.port`). */
-  port: number;
-  /** Address to listen on. Default '0.0.0.0' (every interface). */
-  host?: string;
-  /** The shared secret (default: $CUDA_TS_STORE_TOKEN). */
-  token?: string;
-}
-
-/**
- * The serving side of the store: holds the keys, answers authenticated clients. Survives any input a
- * client sends (a bad connection is closed, counted in `refused`). close() ends every connection.
- */
-export class StoreServer {
-  /** The port it listens on. */
-  readonly port: number;
-  /** The address it listens on. */
-  readonly host: string;
-  /** Connections closed for bad input, a wrong token or a handshake timeout. */
-  refused = 0;
-  /** Why the last connection was refused (for diagnostics). */
-  lastRefusal: string | undefined;
-  private readonly data = new Map<string, Buffer>();
-  private stored = 0;
-  private readonly waiters = new Set<Waiter>();
-  private readonly connections = new Set<ServerConnection>();
-
-  private constructor(private readonly server: net.Server, private readonly token: string, private readonly limits: Required<StoreLimits>, port: number, host: string) {
-    this.port = port;
-    this.host = host;
-  }
-
-  /** Starts serving; resolves once listening. */
-  static listen(options: StoreServerOptions): Promise<StoreServer> {
-    const call = 'StoreServer.listen';
-    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a port are required`);
-    const { port } = options;
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`${call}: port must be an integer in [0, 65535], got ${String(port)}`);
-    const token = storeToken(options.token, call);
-    const limits = { ...DEFAULT_LIMITS };
-    for (const k of Object.keys(DEFAULT_LIMITS) as (keyof StoreLimits)[]) {
-      const v = options[k];
-      if (v === undefined) continue;
-      if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${call}: ${k} must be a positive integer, got ${String(v)}`);
-      limits[k] = v;
-    }
-    const host = options.host ?? '0.0.0.0';
-    return new Promise((resolve, reject) => {
-      const server = nodeNet().createServer();
-      server.maxConnections = limits.maxConnections;
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        const addr = server.address() as net.AddressInfo;
-        const s = new StoreServer(server, token, limits, addr.port, host);
-        server.on('connection', (socket) => s.accept(socket));
-        server.on('error', () => undefined); // errors after listening concern single connections
-        resolve(s);
-      });
-    });
-  }
-
-  /** Number of keys held. */
-  get size(): number {
-    return this.data.size;
-  }
-
-  /** Stops listening and closes every connection (blocked requests fail on the clients). */
-  close(): Promise<void> {
-    for (const w of this.waiters) clearTimeout(w.timer);
-    this.waiters.clear();
-    // end(), not destroy(): answers already written (the last barrier's, typically: the serving rank
-    // leaves the barrier and closes while the others' replies are in flight) still reach their clients.
-    for (const c of this.connections) {
-      c.socket.end();
-      setTimeout(() => c.socket.destroy(), 2000).unref();
-    }
-    this.connections.clear();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private refuse(conn: ServerConnection, why: string): void {
-    this.refused++;
-    this.lastRefusal = why;
-    if (!conn.socket.destroyed) conn.socket.end(frame(Op.Error, 0, Buffer.from(why, 'utf8')));
-    conn.socket.destroy();
-  }
-
-  private accept(socket: net.Socket): void {
-    const conn: ServerConnection = { socket, waiters: new Set() };
-    this.connections.add(conn);
-    socket.setNoDelay(true);
-    const reader = new FrameReader(this.limits.maxMessageBytes);
-    const nonce = crypto().randomBytes(NONCE_BYTES);
-    let authed = false;
-    const handshake = setTimeout(() => this.refuse(conn, 'no authentication within the handshake timeout'), this.limits.handshakeTimeoutMs);
-    handshake.unref();
-    socket.on('error', () => undefined); // 'close' follows
-    socket.on('close', () => {
-      clearTimeout(handshake);
-      for (const w of conn.waiters) {
-        clearTimeout(w.timer);
-        this.waiters.delete(w);
-      }
-      conn.waiters.clear();
-      this.connections.delete(conn);
-    });
-    socket.write(frame(Op.Challenge, 0, nonce));
-    socket.on('data', (data: Buffer) => {
-      if (socket.destroyed) return;
-      try {
-        for (const f of reader.push(data)) {
-          if (!authed) {
-            if (f.op !== Op.Auth || f.payload.length !== 2 * NONCE_BYTES) throw new StoreError('expected authentication');
-            const clientNonce = f.payload.subarray(0, NONCE_BYTES);
-            const want = proof(this.token, 'client', nonce, clientNonce);
-            if (!crypto().timingSafeEqual(want, f.payload.subarray(NONCE_BYTES))) throw new StoreError('authentication failed: wrong token');
-            authed = true;
-            clearTimeout(handshake);
-            socket.write(frame(Op.Welcome, 0, proof(this.token, 'server', nonce, clientNonce)));
-            continue;
-          }
-          this.request(conn, f.op, f.id, f.payload);
-        }
-      } catch (e) {
-        this.refuse(conn, e instanceof StoreError ? e.message : `internal error: ${String(e)}`);
-      }
-    });
-  }
-
-  private reply(conn: ServerConnection, id: number, payload?: Buffer): void {
-    if (!conn.socket.destroyed) conn.socket.write(frame(Op.Ok, id, payload));
-  }
-
-  private replyError(conn: ServerConnection, id: number, message: string): void {
-    if (!conn.socket.destroyed) conn.socket.write(frame(Op.Error, id, Buffer.from(message, 'utf8')));
-  }
-
-  /** Handles one authenticated request; malformed input throws (and closes the connection). */
-  private request(conn: ServerConnection, op: number, id: number, payload: Buffer): void {
-    const r = new PayloadReader(payload);
-    switch (op) {
-      case Op.Set: {
-        const key = r.key();
-        const value = Buffer.from(r.rest()); // own copy: the frame's buffer is reused
-        const err = this.put(key, value);
-        if (err) return this.replyError(conn, id, err);
-        return this.reply(conn, id);
-      }
-      case Op.Add: {
-        const key = r.key();
-        const delta = r.i64();
-        r.end();
-        const old = this.data.get(key);
-        let now: bigint;
-        try {
-          now = (old === undefined ? 0n : BigInt(old.toString('utf8'))) + delta;
-        } catch {
-          return this.replyError(conn, id, `add: key ${JSON.stringify(key)} does not hold an integer`);
-        }
-        const err = this.put(key, Buffer.from(now.toString(), 'utf8'));
-        if (err) return this.replyError(conn, id, err);
-        const out = Buffer.allocUnsafe(8);
-        out.writeBigInt64BE(BigInt.asIntN(64, now));
-        return this.reply(conn, id, out);
-      }
-      case Op.Get:
-      case Op.Wait: {
-        const timeoutMs = r.u32();
-        const keys: string[] = [];
-        const n = op === Op.Get ? 1 : r.u16();
-        for (let i = 0; i < n; i++) keys.push(r.key());
-        r.end();
-        const answer = (): void => (op === Op.Get ? this.reply(conn, id, this.data.get(keys[0])) : this.reply(conn, id));
-        if (keys.every((k) => this.data.has(k))) return answer();
-        if (conn.waiters.size >= this.limits.maxWaitersPerConnection) return this.replyError(conn, id, `too many blocked requests on one connection (${this.limits.maxWaitersPerConnection})`);
-        const w: Waiter = {
-          keys,
-          conn,
-          done: answer,
-          timer: setTimeout(() => {
-            this.waiters.delete(w);
-            conn.waiters.delete(w);
-            this.replyError(conn, id, `timeout: ${keys.filter((k) => !this.data.has(k)).map((k) => JSON.stringify(k)).join(', ')} not set within ${timeoutMs} ms`);
-          }, timeoutMs),
-        };
-        w.timer.unref();
-        this.waiters.add(w);
-        conn.waiters.add(w);
-        return;
-      }
-      case Op.Check: {
-        const n = r.u16();
-        let all = true;
-        for (let i = 0; i < n; i++) all = this.data.has(r.key()) && all;
-        r.end();
-        return this.reply(conn, id, Buffer.from([all ? 1 : 0]));
-      }
-      case Op.Delete: {
-        const key = r.key();
-        r.end();
-        const old = this.data.get(key);
-        if (old) {
-          this.stored -= old.length + key.length;
-          this.data.delete(key);
-        }
-        return this.reply(conn, id, Buffer.from([old ? 1 : 0]));
-      }
-      default:
-        throw new StoreError(`unknown request 0x${op.toString(16)}`);
-    }
-  }
-
-  /** Stores `value` under `key` and wakes the waiters it completes; an error message when over a limit. */
-  private put(key: string, value: Buffer): string | undefined {
-    const old = this.data.get(key);
-    const delta = value.length - (old ? old.length : -key.length);
-    if (!old && this.data.size >= this.limits.maxKeys) return `the store holds its limit of ${this.limits.maxKeys} keys`;
-    if (this.stored + delta > this.limits.maxStoredBytes) return `the store would exceed its limit of ${this.limits.maxStoredBytes} bytes`;
-    this.data.set(key, value);
-    this.stored += delta;
-    for (const w of this.waiters) {
-      if (!w.keys.includes(key) || !w.keys.every((k) => this.data.has(k))) continue;
-      clearTimeout(w.timer);
-      this.waiters.delete(w);
-      w.conn.waiters.delete(w);
-      w.done();
-    }
-    return undefined;
-  }
-}
+/** The environment variable that makes rank 0 listen elsewhere than MASTER_ADDR ('0.0.0.0' or '::': every interface). */
+export const STORE_LISTEN_ENV = 'CUDA_TS_STORE_LISTEN';
 
 /** Options of {@link TcpStore.connect}. */
 export interface StoreConnectOptions {
@@ -464,12 +47,20 @@ export interface StoreConnectOptions {
 interface Pending {
   resolve: (payload: Buffer) => void;
   reject: (e: Error) => void;
-  timer?: NodeJS.Timeout;
+  timer?: LongTimer;
 }
 
-function checkTimeout(call: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`${call}: timeoutMs must be an integer in [0, 2^32), got ${String(v)}`);
-  return v;
+// How long a client waits for the server's own answer to a timed-out wait before giving up on it.
+const ANSWER_SLACK_MS = 5000;
+// Connect errors worth another try within the timeout: nobody listens yet, the server is busy, or the
+// connection was closed or reset before the handshake ended (crowded out by unauthenticated ones).
+const RETRY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'STORE_BUSY', 'STORE_CLOSED']);
+
+/** A connect attempt's failure, with the code that says whether to try again. */
+function attemptError(message: string, code?: string, timeout = false): Error {
+  const e = timeout ? new StoreTimeoutError(message) : new StoreError(message);
+  if (code) Object.assign(e, { code });
+  return e;
 }
 
 function checkKey(call: string, key: unknown): string {
@@ -507,8 +98,9 @@ export class TcpStore {
   }
 
   /**
-   * Connects and authenticates, retrying refused connections until `timeoutMs` (the server may not be
-   * up yet). Rejects with StoreError on a wrong token, StoreTimeoutError when nothing answers in time.
+   * Connects and authenticates, retrying refused, reset or crowded-out connections until `timeoutMs`
+   * (the server may not be up yet, or busy). Rejects with StoreError on a wrong token, StoreTimeoutError
+   * when nothing answers in time. `timeoutMs` may be Infinity.
    */
   static async connect(options: StoreConnectOptions): Promise<TcpStore> {
     const call = 'TcpStore.connect';
@@ -528,10 +120,10 @@ export class TcpStore {
         return await TcpStore.attempt(host, port, token, deadline, options.size, timeoutMs, maxMessageBytes);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        const retry = code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
-        if (!retry) throw e;
-        if (Date.now() + delay > deadline) throw new StoreTimeoutError(`${call}: no store at ${host}:${port} within ${timeoutMs} ms (${code})`);
-        await new Promise((r) => setTimeout(r, delay));
+        if (code === undefined || !RETRY_CODES.has(code)) throw e;
+        const wait = delay / 2 + Math.random() * delay; // jittered: crowded-out ranks do not come back together
+        if (Date.now() + wait > deadline) throw new StoreTimeoutError(`${call}: no store at ${host}:${port} within ${timeoutMs} ms (${code}: ${(e as Error).message})`);
+        await new Promise((r) => setTimeout(r, wait));
         delay = Math.min(1000, delay * 2);
       }
     }
@@ -544,12 +136,12 @@ export class TcpStore {
       const reader = new FrameReader(Math.max(maxMessageBytes, 2 * NONCE_BYTES));
       const clientNonce = crypto().randomBytes(NONCE_BYTES);
       let serverNonce: Buffer | undefined;
-      const timer = setTimeout(() => {
+      const timer = longTimeout(() => {
         socket.destroy();
-        reject(new StoreTimeoutError(`TcpStore.connect: ${host}:${port} did not complete the handshake in time`));
+        reject(attemptError(`TcpStore.connect: ${host}:${port} did not complete the handshake in time`, undefined, true));
       }, Math.max(1, deadline - Date.now()));
       const fail = (e: Error): void => {
-        clearTimeout(timer);
+        timer.cancel();
         socket.destroy();
         reject(e);
       };
@@ -563,13 +155,14 @@ export class TcpStore {
               if (f.payload.length !== 32 || !crypto().timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce))) {
                 return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not know the shared token`));
               }
-              clearTimeout(timer);
+              timer.cancel();
               socket.off('data', onData);
               socket.off('error', fail);
               socket.off('close', onClose);
               return resolve(new TcpStore(socket, reader, timeoutMs, size, maxMessageBytes));
             } else if (f.op === Op.Error) {
-              return fail(new StoreError(`TcpStore.connect: the store refused: ${f.payload.toString('utf8')}`));
+              const why = f.payload.toString('utf8');
+              return fail(attemptError(`TcpStore.connect: the store refused: ${why}`, why.startsWith(BUSY) ? 'STORE_BUSY' : undefined));
             } else {
               return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not speak ${PROTOCOL}`));
             }
@@ -578,7 +171,7 @@ export class TcpStore {
           fail(new StoreError(`TcpStore.connect: ${host}:${port}: ${(e as Error).message}`));
         }
       };
-      const onClose = (): void => fail(new StoreError(`TcpStore.connect: ${host}:${port} closed the connection during the handshake`));
+      const onClose = (): void => fail(attemptError(`TcpStore.connect: ${host}:${port} closed the connection during the handshake`, 'STORE_CLOSED'));
       socket.on('data', onData);
       socket.once('error', fail);
       socket.once('close', onClose);
@@ -604,7 +197,7 @@ export class TcpStore {
     checkKey(call, key);
     const t = checkTimeout(call, options.timeoutMs ?? this.timeoutMs);
     const head = Buffer.allocUnsafe(4);
-    head.writeUInt32BE(t);
+    head.writeUInt32BE(wireTimeout(t));
     return this.send(Op.Get, Buffer.concat([head, encodeKey(key)]), t);
   }
 
@@ -626,7 +219,7 @@ export class TcpStore {
     if (!Array.isArray(list) || list.length === 0 || list.length > 0xffff) throw new TypeError(`${call}: keys must be a key or a non-empty array of keys`);
     const t = checkTimeout(call, options.timeoutMs ?? this.timeoutMs);
     const head = Buffer.allocUnsafe(6);
-    head.writeUInt32BE(t, 0);
+    head.writeUInt32BE(wireTimeout(t), 0);
     head.writeUInt16BE(list.length, 4);
     await this.send(Op.Wait, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]), t);
   }
@@ -650,7 +243,8 @@ export class TcpStore {
 
   /**
    * Resolves once all `size` processes called barrier(name) the same number of times (each call is
-   * its own generation, so the same name can be reused). StoreTimeoutError after `timeoutMs`.
+   * its own generation, so the same name can be reused). StoreTimeoutError after `timeoutMs`. The
+   * last to arrive deletes what earlier generations left, so a barrier per step never fills the store.
    */
   async barrier(name = 'default', options: { timeoutMs?: number; size?: number } = {}): Promise<void> {
     const call = 'TcpStore.barrier';
@@ -661,7 +255,11 @@ export class TcpStore {
     this.barriers.set(name, gen);
     const base = `__barrier/${name}/${gen}`;
     const arrived = await this.add(`${base}/count`, 1);
-    if (arrived === size) await this.set(`${base}/done`, '1');
+    if (arrived === size) {
+      // Everyone arrived here, so everyone left the previous generation: its key is nobody's any more.
+      const previous = gen > 1 ? this.delete(`__barrier/${name}/${gen - 1}/done`) : undefined;
+      await Promise.all([this.set(`${base}/done`, '1'), this.delete(`${base}/count`), previous]);
+    }
     try {
       await this.wait(`${base}/done`, { timeoutMs: options.timeoutMs ?? this.timeoutMs });
     } catch (e) {
@@ -685,12 +283,13 @@ export class TcpStore {
     this.nextId = (this.nextId % 0xfffffffe) + 1;
     return new Promise<Buffer>((resolve, reject) => {
       const p: Pending = { resolve, reject };
-      // The server answers a timed-out wait itself; this later timer only covers a server that went silent.
+      // The server answers a timed-out wait itself; this later timer only covers a server that went
+      // silent. Its answer may still come later: answer() drops replies to requests no longer pending.
       if (waitMs !== undefined) {
-        p.timer = setTimeout(() => {
+        p.timer = longTimeout(() => {
           this.pending.delete(id);
           reject(new StoreTimeoutError(`store request timed out after ${waitMs} ms (no answer from the server)`));
-        }, waitMs + 5000);
+        }, waitMs + ANSWER_SLACK_MS);
       }
       this.pending.set(id, p);
       this.socket.write(frame(op, id, payload));
@@ -700,11 +299,13 @@ export class TcpStore {
   private answer(op: number, id: number, payload: Buffer): void {
     const p = this.pending.get(id);
     if (!p) {
-      if (op === Op.Error) this.fail(new StoreError(`the store closed the connection: ${payload.toString('utf8')}`));
+      // id 0: the server refuses the whole connection. Any other id: a late answer to a request that
+      // already timed out here; dropped, it concerns nobody.
+      if (op === Op.Error && id === 0) this.fail(new StoreError(`the store closed the connection: ${payload.toString('utf8')}`));
       return;
     }
     this.pending.delete(id);
-    if (p.timer) clearTimeout(p.timer);
+    p.timer?.cancel();
     if (op === Op.Ok) return p.resolve(Buffer.from(payload));
     const message = payload.toString('utf8');
     p.reject(message.startsWith('timeout:') ? new StoreTimeoutError(message) : new StoreError(message));
@@ -713,7 +314,7 @@ export class TcpStore {
   private fail(e: Error): void {
     this.closedWith ??= e;
     for (const p of this.pending.values()) {
-      if (p.timer) clearTimeout(p.timer);
+      p.timer?.cancel();
       p.reject(e);
     }
     this.pending.clear();
@@ -732,12 +333,19 @@ export interface OpenStoreOptions extends StoreLimits {
   timeoutMs?: number;
   /** The shared secret (default: $CUDA_TS_STORE_TOKEN). */
   token?: string;
-  /** Where rank 0 listens. Default: the address's host when it is a loopback address, else '0.0.0.0'. */
+  /**
+   * Where rank 0 listens. Default: $CUDA_TS_STORE_LISTEN, else the address's host itself (an address:
+   * that interface only; a name: every address it resolves to, IPv4 and IPv6). '0.0.0.0' or '::':
+   * every interface.
+   */
   listenHost?: string;
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+/** Where rank 0 listens: the option, else $CUDA_TS_STORE_LISTEN, else the host the others connect to. */
+function listenHostOf(call: string, option: unknown, host: string): string {
+  const v = option ?? process.env[STORE_LISTEN_ENV] ?? host;
+  if (typeof v !== 'string' || v.length === 0) throw new TypeError(`${call}: listenHost (or ${STORE_LISTEN_ENV}) must be a non-empty address or name`);
+  return v;
 }
 
 /**
@@ -752,9 +360,12 @@ export async function openStore(options: OpenStoreOptions): Promise<TcpStore> {
   if (!Number.isInteger(rank) || rank < 0 || rank >= size) throw new RangeError(`${call}: rank must be an integer in [0, ${size}), got ${String(rank)}`);
   const { host, port } = parseAddress(options.address, call);
   const token = storeToken(options.token, call);
+  const listenHost = listenHostOf(call, options.listenHost, host);
   let server: StoreServer | undefined;
   if (rank === 0) {
-    server = await StoreServer.listen({ ...options, port, host: options.listenHost ?? (isLoopback(host) ? host : '0.0.0.0'), token });
+    // every rank holds one connection: the limit grows with the world (a few spare for tools)
+    const maxConnections = options.maxConnections ?? Math.max(DEFAULT_LIMITS.maxConnections, size + 64);
+    server = await StoreServer.listen({ ...options, maxConnections, port, host: listenHost, token });
   }
   try {
     const store = await TcpStore.connect({ host, port, token, timeoutMs: options.timeoutMs, size, maxMessageBytes: options.maxMessageBytes });

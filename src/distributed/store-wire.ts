@@ -1,0 +1,237 @@
+// What both ends of the rendezvous store share: the wire format, the handshake's proof, the errors, the
+// token rules and timers that accept any timeout. No CUDA, no sockets here.
+//
+// Wire format: frames of [u32 BE body length][body]; body = [u8 op][u32 BE request id][payload].
+// Request ids are never 0: a frame with id 0 concerns the whole connection (the challenge, a refusal).
+// A wait's timeout travels as a u32 where 0xffffffff means "no timeout".
+import type * as Crypto from 'node:crypto';
+import { OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
+import { STORE_TOKEN_ENV } from './rendezvous';
+
+// node:crypto loads when a store or server is made: importing cuda-ts does not load it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
+
+export const PROTOCOL = 'cuda-ts-store/1';
+export const NONCE_BYTES = 32;
+export const HEADER = 5; // op + request id
+/** The wire's "wait without a timeout". */
+export const NO_TIMEOUT = 0xffffffff;
+/** A refusal the client should retry (the server is busy, not saying no). */
+export const BUSY = 'busy:';
+
+export const enum Op {
+  Challenge = 0x01, // server → client: server nonce
+  Auth = 0x02, // client → server: client nonce + proof
+  Welcome = 0x03, // server → client: server proof
+  Set = 0x10,
+  Get = 0x11,
+  Add = 0x12,
+  Check = 0x13,
+  Delete = 0x14,
+  Wait = 0x15,
+  Ok = 0x80,
+  Error = 0x81,
+}
+
+/**
+ * A store request failed: the server refused it, the connection closed, or it timed out. An
+ * ObjectsError named `StoreError`; the message starts with the `TcpStore.method` (or the store side)
+ * that failed.
+ */
+export class StoreError extends ObjectsError {
+  /** `where` defaults to the `Class.method` the message starts with, else `TcpStore`. */
+  constructor(message: string, where = whereOf(message, 'TcpStore')) {
+    super(where, new.target === StoreTimeoutError ? OBJECTS_ERROR.timeout : OBJECTS_ERROR.store, message);
+  }
+}
+/** A store request (get, wait, barrier, connect) did not complete within its timeout. */
+export class StoreTimeoutError extends StoreError {}
+
+/** Bits a token must carry at least (estimated from its length and the kinds of characters in it). */
+export const MIN_TOKEN_BITS = 128;
+
+/**
+ * A generous estimate of a token's strength in bits: length × log2(alphabet), the alphabet being the
+ * kinds of characters it uses (hex digits only: 16). A guessable token (a word, a date) scores far
+ * higher than it deserves, so this only refuses what is weak for sure.
+ */
+export function tokenBits(token: string): number {
+  if (/^[0-9a-f]+$/i.test(token)) return token.length * 4;
+  let alphabet = 0;
+  if (/[0-9]/.test(token)) alphabet += 10;
+  if (/[a-z]/.test(token)) alphabet += 26;
+  if (/[A-Z]/.test(token)) alphabet += 26;
+  if (/[^0-9a-zA-Z]/.test(token)) alphabet += 33;
+  return token.length * Math.log2(alphabet);
+}
+
+/**
+ * The token from `token`, else from $CUDA_TS_STORE_TOKEN; a TypeError naming `call` when neither is set,
+ * a RangeError when it is weak (under 128 bits by {@link tokenBits}, or fewer than 8 distinct characters):
+ * one recorded handshake lets anyone test guesses offline, so the token must resist brute force.
+ */
+export function storeToken(token: unknown, call: string): string {
+  const t = token ?? process.env[STORE_TOKEN_ENV];
+  if (typeof t !== 'string' || t.length === 0) {
+    throw new TypeError(`${call}: a shared token is required: pass { token } or set ${STORE_TOKEN_ENV} to the same secret in every process (cuda-ts-run sets it)`);
+  }
+  if (t.length > 4096) throw new RangeError(`${call}: the token is ${t.length} characters; at most 4096`);
+  const bits = tokenBits(t);
+  if (bits < MIN_TOKEN_BITS || new Set(t).size < 8) {
+    throw new RangeError(`${call}: the token is too weak (about ${Math.floor(bits)} bits, ${new Set(t).size} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``);
+  }
+  return t;
+}
+
+export function proof(token: string, role: 'client' | 'server', a: Buffer, b: Buffer): Buffer {
+  return crypto().createHmac('sha256', token).update(`${PROTOCOL}/${role}`).update(a).update(b).digest();
+}
+
+export function frame(op: Op, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const out = Buffer.allocUnsafe(4 + HEADER + payload.length);
+  out.writeUInt32BE(HEADER + payload.length, 0);
+  out.writeUInt8(op, 4);
+  out.writeUInt32BE(id >>> 0, 5);
+  payload.copy(out, 9);
+  return out;
+}
+
+export interface Frame {
+  op: number;
+  id: number;
+  payload: Buffer;
+}
+
+/** Splits a byte stream into frames; refuses a frame longer than `max` as soon as its length is read. */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  constructor(private readonly max: number) {}
+
+  /** Appends `data`; returns the complete frames (op, id, payload) or throws a StoreError. */
+  push(data: Buffer): Frame[] {
+    this.chunks.push(data);
+    this.buffered += data.length;
+    const frames: Frame[] = [];
+    for (;;) {
+      if (this.buffered < 4) break;
+      const head = this.peek(4);
+      const len = head.readUInt32BE(0);
+      if (len < HEADER) throw new StoreError(`malformed frame: body of ${len} bytes`);
+      if (len > this.max + HEADER) throw new StoreError(`message of ${len} bytes exceeds the limit of ${this.max} bytes`);
+      if (this.buffered < 4 + len) break;
+      const whole = this.take(4 + len);
+      frames.push({ op: whole.readUInt8(4), id: whole.readUInt32BE(5), payload: whole.subarray(9) });
+    }
+    return frames;
+  }
+
+  private peek(n: number): Buffer {
+    if (this.chunks[0].length >= n) return this.chunks[0];
+    const all = Buffer.concat(this.chunks);
+    this.chunks = [all];
+    return all;
+  }
+
+  private take(n: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const out = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.chunks = rest.length ? [rest] : [];
+    this.buffered = rest.length;
+    return out;
+  }
+}
+
+// Payload fields: a key is [u16 BE length][utf8]; the value is the rest of the payload.
+export function encodeKey(key: string): Buffer {
+  const k = Buffer.from(key, 'utf8');
+  const out = Buffer.allocUnsafe(2 + k.length);
+  out.writeUInt16BE(k.length, 0);
+  k.copy(out, 2);
+  return out;
+}
+
+export class PayloadReader {
+  private at = 0;
+  constructor(private readonly buf: Buffer) {}
+  u8(): number {
+    this.need(1);
+    return this.buf.readUInt8(this.at++);
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.buf.readUInt16BE(this.at);
+    this.at += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32BE(this.at);
+    this.at += 4;
+    return v;
+  }
+  i64(): bigint {
+    this.need(8);
+    const v = this.buf.readBigInt64BE(this.at);
+    this.at += 8;
+    return v;
+  }
+  key(): string {
+    const n = this.u16();
+    if (n === 0) throw new StoreError('malformed request: empty key');
+    this.need(n);
+    const k = this.buf.toString('utf8', this.at, this.at + n);
+    this.at += n;
+    return k;
+  }
+  rest(): Buffer {
+    const out = this.buf.subarray(this.at);
+    this.at = this.buf.length;
+    return out;
+  }
+  end(): void {
+    if (this.at !== this.buf.length) throw new StoreError('malformed request: trailing bytes');
+  }
+  private need(n: number): void {
+    if (this.at + n > this.buf.length) throw new StoreError('malformed request: truncated');
+  }
+}
+
+/** A timer that may be cancelled; what {@link longTimeout} returns. */
+export interface LongTimer {
+  cancel(): void;
+}
+
+// Node fires a setTimeout of 2^31 ms or more after 1 ms: longer waits are chained in pieces below it.
+const MAX_TIMER_MS = 0x7fffffff;
+
+/**
+ * Calls `fn` after `ms` milliseconds, for any `ms` (Infinity: never). `unref`: the timer does not keep
+ * the process alive.
+ */
+export function longTimeout(fn: () => void, ms: number, unref = false): LongTimer {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (left: number): void => {
+    if (left === Infinity) return;
+    const step = Math.min(Math.max(0, left), MAX_TIMER_MS);
+    timer = setTimeout(() => (left > step ? arm(left - step) : fn()), step);
+    if (unref) timer.unref();
+  };
+  arm(ms);
+  return { cancel: () => clearTimeout(timer) };
+}
+
+/** A timeout argument: a non-negative safe integer of ms, or Infinity (no timeout). */
+export function checkTimeout(call: string, v: unknown, name = 'timeoutMs'): number {
+  if (typeof v !== 'number' || !(v === Infinity || (Number.isSafeInteger(v) && v >= 0))) {
+    throw new RangeError(`${call}: ${name} must be a non-negative integer of ms or Infinity, got ${String(v)}`);
+  }
+  return v;
+}
+
+/** A wait's timeout as it travels: ms below 0xffffffff, else "no timeout". */
+export function wireTimeout(ms: number): number {
+  return ms >= NO_TIMEOUT ? NO_TIMEOUT : ms;
+}
