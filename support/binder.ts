@@ -7,7 +7,7 @@ import { koffi } from './koffi';
 import { CudaSymbolError } from './errors';
 import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
 import { readBindingEntry } from './tables/binding';
-import type { NodeFfiLibrary } from './nodeffi';
+import { jsRuntime } from './jsruntime';
 import { requirement, versionString } from './versions';
 
 /** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
@@ -31,16 +31,67 @@ export interface BinderOptions {
   /** Bind the per-thread-default-stream variants (`_ptds`/`_ptsz`, or cuGetProcAddress's flag). */
   perThreadDefaultStream?: boolean;
   /**
-   * Which FFI calls the C functions: `koffi` (the default) or `node` (Node's built-in `node:ffi`,
-   * Node 26+), which binds each function whose signature it expresses and leaves the rest on koffi
-   * (see {@link Binder.backendOf}). Where the running Node has no `node:ffi`, every function stays on
-   * koffi. `CUDA_TS_FFI=node` sets it for every module.
+   * Which FFI calls the C functions: `koffi`, `node` (Node's built-in `node:ffi`, Node 26+), `bun`
+   * (`bun:ffi`) or `deno` (`Deno.dlopen`). A runtime's own FFI binds each function whose signature it
+   * expresses and leaves the rest on koffi (see {@link Binder.backendOf}); where the running runtime
+   * lacks it, every function stays on koffi. The default is the runtime's own FFI under Bun and Deno
+   * and koffi under Node (see {@link defaultFfi}); `CUDA_TS_FFI=<name>` sets it for every module.
    */
   ffi?: FfiBackend;
 }
 
 /** The FFI a function is called through. */
-export type FfiBackend = 'koffi' | 'node';
+export type FfiBackend = 'koffi' | 'node' | 'bun' | 'deno';
+/** Every {@link FfiBackend}, for messages and checks. */
+export const FFI_BACKENDS: readonly FfiBackend[] = ['koffi', 'node', 'bun', 'deno'];
+
+/**
+ * The FFI asked for by `CUDA_TS_FFI` (any value other than a backend's name is an error, reported
+ * on the first call), else the running runtime's own FFI under Bun and Deno (their calls are several
+ * times cheaper than koffi's through N-API), else koffi (under Node, node:ffi stays opt-in).
+ */
+export function defaultFfi(env: string | undefined = process.env.CUDA_TS_FFI): FfiBackend | string {
+  if (env !== undefined && env !== '') {
+    return (FFI_BACKENDS as readonly string[]).includes(env) ? (env as FfiBackend) : `CUDA_TS_FFI must be one of ${FFI_BACKENDS.join(', ')}, not '${env}'`;
+  }
+  const runtime = jsRuntime();
+  return runtime === 'node' ? 'koffi' : runtime;
+}
+
+/** A library opened through a runtime's own FFI (./nodeffi, ./bunffi, ./denoffi). */
+interface NativeFfiLibrary {
+  readonly path: string;
+  /** The exported symbol's address, where the FFI can only bind symbols (node, deno). */
+  address?(symbol: string): bigint | undefined;
+  bind(symbol: string, name: string, result: unknown, params: readonly unknown[]): NativeFunction | string;
+  /** Binds the function at an address (cuGetProcAddress's answer), where the FFI can (bun). */
+  bindAt?(address: number, name: string, result: unknown, params: readonly unknown[]): NativeFunction | string;
+}
+
+/** Opens `spec`'s library through `backend`, or says why not (each backend's module loads only here). */
+function openNativeFfi(backend: Exclude<FfiBackend, 'koffi'>, spec: LibrarySpec): NativeFfiLibrary | string {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const open = {
+    node: () => {
+      const m = require('./nodeffi') as typeof import('./nodeffi');
+      return m.nodeFfiUnavailableReason() || m.NodeFfiLibrary.open(spec);
+    },
+    bun: () => {
+      const m = require('./bunffi') as typeof import('./bunffi');
+      return m.bunFfiUnavailableReason() || m.BunFfiLibrary.open(spec);
+    },
+    deno: () => {
+      const m = require('./denoffi') as typeof import('./denoffi');
+      return m.denoFfiUnavailableReason() || m.DenoFfiLibrary.open(spec);
+    },
+  }[backend];
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  try {
+    return open();
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 const CU_GET_PROC_ADDRESS_DEFAULT = 0;
 const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
@@ -61,7 +112,8 @@ export class Binder {
   private readonly procOut = new BigUint64Array(1);
   private readonly procStatus = new Int32Array(1);
   private installedDriver: number | undefined;
-  private nodeLib: NodeFfiLibrary | string | undefined;
+  private nativeLib: NativeFfiLibrary | string | undefined;
+  private envError: string | undefined;
   private backends: Map<string, { backend: FfiBackend; reason?: string }> | undefined;
 
   /**
@@ -77,15 +129,18 @@ export class Binder {
     },
   ) {
     const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
-    this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '', ffi: process.env.CUDA_TS_FFI === 'node' ? 'node' : 'koffi' };
+    const ffi = defaultFfi();
+    if (!(FFI_BACKENDS as readonly string[]).includes(ffi)) this.envError = ffi;
+    this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '', ffi: this.envError ? 'koffi' : (ffi as FfiBackend) };
   }
 
   /** Opt in to per-thread default stream variants. Must precede the first call of the module. */
   configure(options: BinderOptions): void {
     if (this.bound > 0) throw new Error(`cuda-ts ${this.spec.module}: configure() must be called before the first function call`);
-    if (options.ffi !== undefined && options.ffi !== 'koffi' && options.ffi !== 'node') {
-      throw new TypeError(`cuda-ts ${this.spec.module}: configure(): ffi must be 'koffi' or 'node', not ${String(options.ffi)}`);
+    if (options.ffi !== undefined && !FFI_BACKENDS.includes(options.ffi)) {
+      throw new TypeError(`cuda-ts ${this.spec.module}: configure(): ffi must be one of ${FFI_BACKENDS.map((b) => `'${b}'`).join(', ')}, not ${String(options.ffi)}`);
     }
+    if (options.ffi !== undefined) this.envError = undefined; // the program chose: CUDA_TS_FFI no longer matters
     this.options = { ...this.options, ...options };
   }
 
@@ -100,7 +155,7 @@ export class Binder {
   }
 
   /**
-   * The FFI `name` was bound through, and why it fell back to koffi when node:ffi was asked for;
+   * The FFI `name` was bound through, and why it fell back to koffi when another FFI was asked for;
    * undefined before its first call.
    */
   backendOf(name: string): { backend: FfiBackend; reason?: string } | undefined {
@@ -143,11 +198,13 @@ export class Binder {
       // Never ask above the pinned release: a 12.6 binding keeps the 12.6 ABI on a 13.0 driver.
       address = this.resolveProcAddress(proc[0], Math.min(version, this.spec.cudaVersionNumber), ptds);
     }
+    if (this.envError) throw new TypeError(`cuda-ts ${this.spec.module}: ${name}: ${this.envError}`);
     let why: string | undefined;
-    if (this.options.ffi === 'node') {
-      const bound = this.bindNode(name, exported, address, result, params);
+    const ffi = this.options.ffi ?? 'koffi';
+    if (ffi !== 'koffi') {
+      const bound = this.bindNative(ffi, name, exported, address, result, params);
       if (typeof bound === 'function') {
-        (this.backends ??= new Map()).set(name, { backend: 'node' });
+        (this.backends ??= new Map()).set(name, { backend: ffi });
         this.bound++;
         return bound;
       }
@@ -167,30 +224,21 @@ export class Binder {
   }
 
   /**
-   * node:ffi binds by exported symbol only, so a function cuGetProcAddress resolved is bound through
-   * it only when the driver's answer is that very symbol (same address); otherwise, and for any
-   * signature node:ffi cannot express, koffi keeps it: returns the function, or why not.
+   * Binds through a runtime's own FFI, or returns why not (koffi keeps the function then). node:ffi
+   * and Deno bind by exported symbol only, so a function cuGetProcAddress resolved goes through them
+   * only when the driver's answer is that very symbol (same address); bun:ffi binds the address.
    */
-  private bindNode(name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | string {
-    if (this.nodeLib === undefined) {
-      // the node:ffi backend loads only when asked for (CUDA_TS_FFI=node or configure({ ffi: 'node' }))
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { NodeFfiLibrary, nodeFfiUnavailableReason } = require('./nodeffi') as typeof import('./nodeffi');
-      const why = nodeFfiUnavailableReason();
-      if (why) this.nodeLib = why;
-      else {
-        try {
-          this.nodeLib = NodeFfiLibrary.open(this.spec);
-        } catch (e) {
-          this.nodeLib = (e as Error).message;
-        }
-      }
-    }
-    if (typeof this.nodeLib === 'string') return this.nodeLib;
-    const at = this.nodeLib.address(exported);
-    if (at === undefined) return `${exported} is not exported by ${this.nodeLib.path}`;
+  private bindNative(ffi: Exclude<FfiBackend, 'koffi'>, name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | string {
+    // a runtime's FFI loads only when asked for (the runtime's default, CUDA_TS_FFI or configure())
+    this.nativeLib ??= openNativeFfi(ffi, this.spec);
+    const lib = this.nativeLib;
+    if (typeof lib === 'string') return lib;
+    if (address !== 0 && lib.bindAt) return lib.bindAt(address, name, result, params);
+    if (!lib.address) return lib.bind(exported, name, result, params);
+    const at = lib.address(exported);
+    if (at === undefined) return address !== 0 ? `cuGetProcAddress resolves ${name}, but ${ffi} binds exported symbols only and cannot find ${exported} in ${lib.path}` : `${exported} is not exported by ${lib.path}`;
     if (address !== 0 && at !== BigInt(address)) return `cuGetProcAddress resolves ${name} to another entry point than the exported ${exported}`;
-    return this.nodeLib.bind(exported, name, result, params);
+    return lib.bind(exported, name, result, params);
   }
 
   /** Binds `name` from the module's binding table (see BindingTable). */

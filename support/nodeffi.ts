@@ -70,7 +70,8 @@ export function nodeFfiUnavailableReason(): string {
 // ---- type mapping ------------------------------------------------------------------------------
 
 type Conv = 'none' | 'u64' | 'i64' | 'ptr';
-interface ArgPlan {
+/** How one parameter is passed: the FFI's type and the conversion. @internal */
+export interface ArgPlan {
   ffi: string;
   conv: Conv;
 }
@@ -261,6 +262,15 @@ const NEVER = Object.freeze({ byteLength: 0 });
  * node:ffi should decide (an empty one; not memory at all), or a TypeError for a detached buffer.
  */
 function objectPointer(v: object, i: number): unknown {
+  return objectPointerBy(v, i, (buffer) => ffiModule!.getRawPointer(buffer), false);
+}
+
+/**
+ * objectPointer through another FFI's raw-pointer function (the Deno backend); `empty`: what an
+ * empty buffer becomes (an FFI that takes only bigints gets its raw pointer, not the object).
+ * @internal
+ */
+export function objectPointerBy(v: object, i: number, raw: (buffer: ArrayBufferLike) => bigint, rawEmpty: boolean): unknown {
   const cached = addresses.get(v);
   if (cached !== undefined && (v as ArrayBufferView).byteLength !== 0) return cached;
   let buffer: ArrayBufferLike;
@@ -271,9 +281,9 @@ function objectPointer(v: object, i: number): unknown {
   if ((buffer as { detached?: boolean }).detached === true) {
     throw new TypeError(view ? `Argument ${i} is an ArrayBufferView backed by a detached ArrayBuffer` : `Argument ${i} is a detached ArrayBuffer`);
   }
-  if ((v as ArrayBufferView | ArrayBuffer).byteLength === 0) return v; // empty: node:ffi passes it its own way
+  if ((v as ArrayBufferView | ArrayBuffer).byteLength === 0) return rawEmpty ? raw(buffer) : v; // empty: node:ffi passes it its own way
   // `.buffer` above moved an on-heap typed array's bytes off the V8 heap, where they never move
-  const address = ffiModule!.getRawPointer(buffer) + BigInt(view ? (v as ArrayBufferView).byteOffset : 0);
+  const address = raw(buffer) + BigInt(view ? (v as ArrayBufferView).byteOffset : 0);
   addresses.set(v, address);
   return address;
 }
@@ -301,7 +311,7 @@ function renameError(fn: string, params: readonly unknown[], e: unknown): unknow
  * replaces it, so no collection can free the memory behind an address while C writes through it (an
  * optimized caller may count its own reference dead before the call returns).
  */
-function convert(a: ArgPlan, i: number, direct: boolean): string {
+function convert(a: ArgPlan, i: number, direct: boolean, encodeStrings = false): string {
   const v = `a${i}`;
   const p = `p${i}`;
   const remember = (fn: string) => `if (${v} !== l${i}) { c${i} = ${fn}; l${i} = ${v}; } ${p} = c${i};`;
@@ -309,6 +319,8 @@ function convert(a: ArgPlan, i: number, direct: boolean): string {
     return `if (${v} === k${i} && ${v}.byteLength !== 0) ${p} = q${i};` +
       ` else if (typeof ${v} === 'object' && ${v} !== null) { ${p} = O(${v}, ${i}); if (typeof ${p} === 'bigint') { k${i} = ${v}; q${i} = ${p}; } }` +
       ` else if (typeof ${v} === 'number') { ${remember(`U(${v}, ${i})`)} }` +
+      // an FFI without strings (Deno): a NUL-terminated UTF-8 copy, held in k<i> until the next call
+      (encodeStrings ? ` else if (typeof ${v} === 'string') { k${i} = S(${v}); ${p} = q${i} = O(k${i}, ${i}); }` : '') +
       ` else ${p} = ${v} == null ? 0n : ${v};`; // NULL as 0n: node:ffi's fast path takes bigints only
   }
   if (a.conv === 'u64' || a.conv === 'i64') {
@@ -325,18 +337,35 @@ function convert(a: ArgPlan, i: number, direct: boolean): string {
     ` x = ${v} >>> 0; if (x < 1024) ${p} = T[x]; else { if (x !== l${i}) { c${i} = N(x); l${i} = x; } ${p} = c${i}; }`;
 }
 
+/** How another FFI (Deno's) differs from node:ffi for {@link adapt}. @internal */
+export interface AdaptOptions {
+  /** Memory's address (replaces objectPointer). */
+  pointer: (v: object, i: number) => unknown;
+  /** JS strings given for pointers are copied to NUL-terminated UTF-8 here (the FFI takes none). */
+  encodeStrings: boolean;
+}
+
+const utf8 = new TextEncoder();
+/** A NUL-terminated UTF-8 copy of a string passed as `const char *`. */
+function cString(s: string): Uint8Array {
+  const bytes = new Uint8Array(s.length * 3 + 1);
+  const { written } = utf8.encodeInto(s, bytes);
+  return bytes.subarray(0, written + 1);
+}
+
 /**
- * Wraps a node:ffi function with the adapters its signature needs, as straight-line code (one
+ * Wraps an FFI function with the adapters its signature needs, as straight-line code (one
  * compiled function per C function: its call sites stay monomorphic, and no per-argument loop or
  * array is on the call path).
+ * @internal
  */
-function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan): NativeFunction {
+export function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options?: AdaptOptions): NativeFunction {
   const n = plan.args.length;
   const names = plan.args.map((_, i) => `a${i}`);
   const locals = plan.args.map((_, i) => `p${i}`).concat('x');
   // per argument, the closure variables of convert(); k starts as an object no caller can pass
   const state = plan.args.flatMap((a, i) => (a.conv === 'ptr' ? [`l${i}`, `c${i}`, `k${i} = K`, `q${i}`] : [`l${i}`, `c${i}`]));
-  const body = plan.args.map((a, i) => convert(a, i, call.direct)).join('\n    ');
+  const body = plan.args.map((a, i) => convert(a, i, call.direct, options?.encodeStrings)).join('\n    ');
   const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
   const argsCheck = `if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);`;
   const source = `${state.length ? `let ${state.join(', ')};` : ''}
@@ -349,8 +378,8 @@ return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) {
   } catch (e) { throw R(name, params, e); }
 };`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'name', 'params', source) as (...a: unknown[]) => NativeFunction;
-  return make(fn, toU64, toI64, bigint64, bigint32, argError, objectPointer, NEVER, SMALL, fromWide, renameError, name, params);
+  const make = new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'S', 'name', 'params', source) as (...a: unknown[]) => NativeFunction;
+  return make(fn, toU64, toI64, bigint64, bigint32, argError, options?.pointer ?? objectPointer, NEVER, SMALL, fromWide, renameError, cString, name, params);
 }
 
 // ---- libraries ----------------------------------------------------------------------------------

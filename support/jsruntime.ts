@@ -1,0 +1,32 @@
+// Which JavaScript runtime runs this process (Node, Bun or Deno), and its version: the Binder picks
+// its default FFI by it and `cuda-ts doctor` reports it. Bun and Deno both define `process` (Node
+// compatibility), so their own globals decide.
+
+/** The JavaScript runtimes cuda-ts runs under. */
+export type JsRuntime = 'node' | 'bun' | 'deno';
+
+interface RuntimeGlobals {
+  Bun?: { version?: string };
+  Deno?: { version?: { deno?: string } };
+}
+
+/** The runtime running this process. */
+export function jsRuntime(): JsRuntime {
+  const g = globalThis as RuntimeGlobals;
+  if (g.Bun !== undefined) return 'bun';
+  if (g.Deno !== undefined) return 'deno';
+  return 'node';
+}
+
+/** The running runtime's version (`1.4.5` for Bun, `2.9.6` for Deno, `26.10.0` for Node). */
+export function jsRuntimeVersion(): string {
+  const g = globalThis as RuntimeGlobals;
+  switch (jsRuntime()) {
+    case 'bun':
+      return g.Bun?.version ?? process.versions.bun ?? 'unknown';
+    case 'deno':
+      return g.Deno?.version?.deno ?? process.versions.deno ?? 'unknown';
+    default:
+      return process.versions.node;
+  }
+}
