@@ -1,21 +1,25 @@
 // cuda-ts-run on the CPU: N processes of a tiny script with the torchrun environment; one failing rank
 // stops the others and fails the launcher; signals are forwarded; nothing hangs.
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { launchRanks, nodeArgsFor, parseLauncherArgs } from '../src/distributed/launcher';
 
 const ROOT = resolve(__dirname, '..');
 const RANK_JS = resolve(__dirname, 'fixtures/distributed/rank.js');
 const RANK_TS = resolve(__dirname, 'fixtures/distributed/rank.ts');
+const SIGNAL_JS = resolve(__dirname, 'fixtures/distributed/signal-rank.js');
 const BIN = resolve(ROOT, 'bin/cuda-ts-run.js');
+const SHARED = 'f3a9c1d07e5b4a2896c4e1f0b7d3a5c9';
 
 interface Run { code: number | null; lines: Record<string, unknown>[]; stderr: string; ms: number }
 
 /** Runs bin/cuda-ts-run.js with `args`; `signalAfterMs` sends SIGTERM to the launcher. */
-function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterMs?: number): Promise<Run> {
+function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterMs?: number, cwd = ROOT): Promise<Run> {
   const t0 = Date.now();
   return new Promise((done, fail) => {
-    const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const p = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -70,11 +74,14 @@ test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 
 });
 
 test('several nodes: ranks are offset by the node rank; the token must come from the environment', async () => {
-  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: 'shared' });
+  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: SHARED });
   expect(r.code).toBe(0);
   const ranks = r.lines.map((l) => (l.env as Record<string, string>).RANK).sort();
   expect(ranks).toEqual(['4', '5']);
-  expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === 'shared')).toBe(true);
+  expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === SHARED)).toBe(true);
+  const weak = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: 'shared' });
+  expect(weak.code).toBe(2);
+  expect(weak.stderr).toMatch(/CUDA_TS_STORE_TOKEN: the token is too weak/);
   const noToken = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: '' });
   expect(noToken.code).toBe(2);
   expect(noToken.stderr).toMatch(/set CUDA_TS_STORE_TOKEN/);
@@ -115,4 +122,52 @@ test('SIGTERM to the launcher is forwarded: every rank stops, the launcher exits
 test('launchRanks in-process: a missing script fails the launch', async () => {
   const code = await launchRanks({ nprocPerNode: 2, script: resolve(__dirname, 'fixtures/distributed/missing.js'), stdio: 'ignore' });
   expect(code).not.toBe(0);
+});
+
+test('a launcher killed with SIGKILL leaves no rank behind: the reaper stops them', async () => {
+  const p = spawn(process.execPath, [BIN, '--nproc-per-node', '2', '--kill-grace-ms', '500', RANK_JS, 'stubborn:9'], { cwd: ROOT });
+  const pids: number[] = [];
+  let out = '';
+  await new Promise<void>((started, fail) => {
+    const guard = setTimeout(() => fail(new Error('the ranks did not start')), 20_000);
+    p.stdout.on('data', (d) => {
+      out += d;
+      for (const l of out.split('\n').filter((x) => x.startsWith('{'))) {
+        const pid = (JSON.parse(l) as { pid: number }).pid;
+        if (!pids.includes(pid)) pids.push(pid);
+      }
+      if (pids.length === 2) {
+        clearTimeout(guard);
+        started();
+      }
+    });
+  });
+  await new Promise((r) => setTimeout(r, 300)); // the ranks install their SIGTERM handlers
+  p.kill('SIGKILL');
+  const t0 = Date.now();
+  while (pids.some(alive) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 100));
+  const left = pids.filter(alive);
+  for (const pid of left) process.kill(pid, 'SIGKILL'); // do not leak them when the test fails
+  expect(left).toEqual([]);
+});
+
+test('a rank killed by SIGBUS or SIGQUIT is reported with its own number (128 + 7, 128 + 3)', async () => {
+  for (const [sig, code] of [['SIGBUS', 135], ['SIGQUIT', 131]] as const) {
+    const r = await runBin(['--nproc-per-node', '1', SIGNAL_JS, sig]);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(new RegExp(`was killed by ${sig}`));
+  }
+});
+
+test('a script whose name starts with "-" runs as a script, not as a node option', async () => {
+  expect(nodeArgsFor('-x.js')).toEqual(['./-x.js']);
+  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-run-'));
+  try {
+    copyFileSync(RANK_JS, join(dir, '-rank.js'));
+    const r = await runBin(['--nproc-per-node', '1', '--', '-rank.js', 'ok'], {}, undefined, dir);
+    expect(r.code).toBe(0);
+    expect(r.lines).toHaveLength(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -4,9 +4,19 @@
 // (SIGTERM, then SIGKILL after a grace period) and the launcher exits with the failing rank's status.
 //   cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] script.ts [args...]
 // TypeScript scripts (.ts, .mts, .cts) run under `node --import tsx`; anything else under plain node.
+//
+// Orphans: each rank leads its own process group, so a launcher that dies without stopping them (SIGKILL,
+// a crash) would leave them running under init, holding their GPUs. A small reaper process, in its own
+// session, holds a pipe from the launcher: when the pipe closes without the launcher's "done", it stops
+// every rank's group (SIGTERM, then SIGKILL after the grace period). The launcher tells it of each rank
+// that exits, so it never signals a group whose id the system may have handed out again.
+//
+// The free port (one node, no --master): the launcher binds port 0 on 127.0.0.1, reads the port and
+// releases it for rank 0's store; another process could bind it in between (rank 0 then fails with
+// EADDRINUSE and the launch fails as a whole, nothing hangs). Pass --master 127.0.0.1:PORT to choose it.
 import type { ChildProcess } from 'node:child_process';
 import type * as net from 'node:net';
-import { STORE_TOKEN_ENV, parseAddress } from './rendezvous';
+import { STORE_TOKEN_ENV, parseAddress, weakToken } from './rendezvous';
 
 // node:child_process, node:crypto, node:net and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.
@@ -15,6 +25,7 @@ const childProcess = (): typeof import('node:child_process') => require('node:ch
 const crypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 const url = (): typeof import('node:url') => require('node:url') as typeof import('node:url');
+const os = (): typeof import('node:os') => require('node:os') as typeof import('node:os');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What cuda-ts-run was asked to do. */
@@ -107,10 +118,14 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The node arguments that run `script`: TypeScript through tsx's loader, JavaScript as is. */
+/**
+ * The node arguments that run `script`: TypeScript through tsx's loader, JavaScript as is. A script
+ * named like an option (`-x.js`) is passed as `./-x.js`, or node would read it as one.
+ */
 export function nodeArgsFor(script: string): string[] {
-  if (/\.(c|m)?ts$/.test(script)) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, script];
-  return [script];
+  const path = script.startsWith('-') ? `./${script}` : script;
+  if (/\.(c|m)?ts$/.test(script)) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, path];
+  return [path];
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -136,7 +151,11 @@ function checkLayout(call: string, options: LaunchOptions): NodeLayout {
 /** The store token: the environment's, else (one node only) a fresh random one. */
 function storeToken(call: string, env: NodeJS.ProcessEnv, nnodes: number): string {
   const token = env[STORE_TOKEN_ENV];
-  if (token) return token;
+  if (token) {
+    const weak = weakToken(token);
+    if (weak) throw new RangeError(`${call}: ${STORE_TOKEN_ENV}: ${weak}`);
+    return token;
+  }
   if (nnodes > 1) throw new RangeError(`${call}: set ${STORE_TOKEN_ENV} to the same secret on every node (the store refuses processes without it)`);
   return crypto().randomBytes(24).toString('hex');
 }
@@ -149,6 +168,69 @@ interface RankEnvironment {
   readonly token: string;
 }
 
+// The reaper's program (run as `node -e`, argv[1] = grace ms): reads "+PID" (a rank's group), "-PID"
+// (it exited) and "done" lines; at the end of its input without "done" (the launcher died), it stops
+// the groups it still knows.
+const REAPER = `'use strict';
+const grace = Number(process.argv[1]) || 0;
+const groups = new Set();
+let done = false;
+let buf = '';
+const signal = (s) => { for (const g of groups) { try { process.kill(-g, s); } catch {} } };
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (line === 'done') done = true;
+    else if (line[0] === '+') groups.add(Number(line.slice(1)));
+    else if (line[0] === '-') groups.delete(Number(line.slice(1)));
+  }
+});
+const end = () => {
+  if (done || groups.size === 0) process.exit(0);
+  signal('SIGTERM');
+  setTimeout(() => { signal('SIGKILL'); process.exit(0); }, grace);
+};
+process.stdin.on('end', end);
+process.stdin.on('error', end);
+`;
+
+/** The reaper of this launch (see the top of the file); a launch without one still runs. */
+class Reaper {
+  private readonly child: ChildProcess | undefined;
+
+  constructor(graceMs: number) {
+    try {
+      this.child = childProcess().spawn(process.execPath, ['-e', REAPER, String(graceMs)], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+      this.child.on('error', () => undefined);
+      this.child.stdin?.on('error', () => undefined);
+      this.child.unref();
+    } catch {
+      this.child = undefined;
+    }
+  }
+
+  private say(line: string): void {
+    if (this.child?.stdin?.writable) this.child.stdin.write(`${line}\n`);
+  }
+
+  watch(pid: number): void {
+    this.say(`+${pid}`);
+  }
+
+  forget(pid: number): void {
+    this.say(`-${pid}`);
+  }
+
+  /** Every rank exited: the reaper leaves without signalling anyone. */
+  done(): void {
+    this.say('done');
+    this.child?.stdin?.end();
+  }
+}
+
 /**
  * The running ranks of this node and the launcher's exit status: the first failure (or forwarded
  * signal) decides it, and stops the others (SIGTERM, then SIGKILL after the grace period).
@@ -158,8 +240,11 @@ class RankGroup {
   readonly exited = new Set<number>();
   status: number | undefined;
   private killTimer: NodeJS.Timeout | undefined;
+  readonly reaper: Reaper;
 
-  constructor(private readonly graceMs: number) {}
+  constructor(private readonly graceMs: number) {
+    this.reaper = new Reaper(graceMs);
+  }
 
   // Each rank leads its own process group, so stopping a rank stops what it started too.
   signalAll(sig: NodeJS.Signals): void {
@@ -184,7 +269,7 @@ class RankGroup {
 
   /** A signal the launcher got: passed on to every rank (its number decides the status unless one failed). */
   readonly forward = (sig: NodeJS.Signals): void => {
-    this.status ??= 128 + (SIGNAL_NUMBERS[sig] ?? 15);
+    this.status ??= 128 + signalNumber(sig);
     this.signalAll(sig);
     this.killLater();
   };
@@ -195,6 +280,7 @@ class RankGroup {
 
   dispose(): void {
     if (this.killTimer) clearTimeout(this.killTimer);
+    this.reaper.done();
   }
 }
 
@@ -235,17 +321,19 @@ function runRanks(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvir
   return new Promise<number>((resolve) => {
     for (let local = 0; local < nproc; local++) {
       const rank = nodeRank * nproc + local;
+      const child = spawnRank(options, layout, rankEnv, local);
+      if (child.pid !== undefined) group.reaper.watch(child.pid);
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (group.exited.has(local)) return;
         group.exited.add(local);
+        if (child.pid !== undefined) group.reaper.forget(child.pid);
         if (code !== 0 && group.status === undefined) {
-          group.status = code ?? 128 + (SIGNAL_NUMBERS[signal ?? 'SIGTERM'] ?? 15);
+          group.status = code ?? 128 + signalNumber(signal);
           process.stderr.write(`cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`);
           group.stopAll();
         }
         if (group.exited.size === nproc) resolve(group.status ?? 0);
       };
-      const child = spawnRank(options, layout, rankEnv, local);
       group.children.push(child);
       options.onSpawn?.(local, child);
       watchRank(child, rank, done);
@@ -274,7 +362,10 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   }
 }
 
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGSEGV: 11, SIGTERM: 15, SIGABRT: 6 };
+/** A signal's number (SIGBUS 7, SIGQUIT 3, …), 15 for an unknown name. */
+function signalNumber(sig: NodeJS.Signals | null): number {
+  return (sig && (os().constants.signals as Partial<Record<NodeJS.Signals, number>>)[sig]) || 15;
+}
 
 /** The command line entry point: parses `argv`, runs the ranks, exits with their status. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {

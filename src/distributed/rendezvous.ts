@@ -55,3 +55,32 @@ export function parseAddress(address: unknown, call: string): { host: string; po
   if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`${call}: address must be "host:port" with a port in [1, 65535], got ${JSON.stringify(address)}`);
   return { host: m[1], port };
 }
+
+/** Bits a store token must carry at least (estimated by {@link tokenBits}). */
+export const MIN_TOKEN_BITS = 128;
+
+/**
+ * A generous estimate of a token's strength in bits: length × log2(alphabet), the alphabet being the
+ * kinds of characters it uses (hex digits only: 16). A guessable token (a word, a date) scores far
+ * higher than it deserves, so this only refuses what is weak for sure.
+ */
+export function tokenBits(token: string): number {
+  if (/^[0-9a-f]+$/i.test(token)) return token.length * 4;
+  let alphabet = 0;
+  if (/[0-9]/.test(token)) alphabet += 10;
+  if (/[a-z]/.test(token)) alphabet += 26;
+  if (/[A-Z]/.test(token)) alphabet += 26;
+  if (/[^0-9a-zA-Z]/.test(token)) alphabet += 33;
+  return token.length * Math.log2(alphabet);
+}
+
+/**
+ * Why `token` is too weak for the store (under 128 bits, or fewer than 8 distinct characters), or
+ * undefined. One recorded handshake lets anyone test guesses offline, so it must resist brute force.
+ */
+export function weakToken(token: string): string | undefined {
+  const bits = tokenBits(token);
+  const distinct = new Set(token).size;
+  if (bits >= MIN_TOKEN_BITS && distinct >= 8) return undefined;
+  return `the token is too weak (about ${Math.floor(bits)} bits, ${distinct} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``;
+}

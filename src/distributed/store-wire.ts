@@ -6,7 +6,7 @@
 // A wait's timeout travels as a u32 where 0xffffffff means "no timeout".
 import type * as Crypto from 'node:crypto';
 import { OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
-import { STORE_TOKEN_ENV } from './rendezvous';
+import { STORE_TOKEN_ENV, weakToken } from './rendezvous';
 
 // node:crypto loads when a store or server is made: importing cuda-ts does not load it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,24 +48,6 @@ export class StoreError extends ObjectsError {
 /** A store request (get, wait, barrier, connect) did not complete within its timeout. */
 export class StoreTimeoutError extends StoreError {}
 
-/** Bits a token must carry at least (estimated from its length and the kinds of characters in it). */
-export const MIN_TOKEN_BITS = 128;
-
-/**
- * A generous estimate of a token's strength in bits: length × log2(alphabet), the alphabet being the
- * kinds of characters it uses (hex digits only: 16). A guessable token (a word, a date) scores far
- * higher than it deserves, so this only refuses what is weak for sure.
- */
-export function tokenBits(token: string): number {
-  if (/^[0-9a-f]+$/i.test(token)) return token.length * 4;
-  let alphabet = 0;
-  if (/[0-9]/.test(token)) alphabet += 10;
-  if (/[a-z]/.test(token)) alphabet += 26;
-  if (/[A-Z]/.test(token)) alphabet += 26;
-  if (/[^0-9a-zA-Z]/.test(token)) alphabet += 33;
-  return token.length * Math.log2(alphabet);
-}
-
 /**
  * The token from `token`, else from $CUDA_TS_STORE_TOKEN; a TypeError naming `call` when neither is set,
  * a RangeError when it is weak (under 128 bits by {@link tokenBits}, or fewer than 8 distinct characters):
@@ -77,10 +59,8 @@ export function storeToken(token: unknown, call: string): string {
     throw new TypeError(`${call}: a shared token is required: pass { token } or set ${STORE_TOKEN_ENV} to the same secret in every process (cuda-ts-run sets it)`);
   }
   if (t.length > 4096) throw new RangeError(`${call}: the token is ${t.length} characters; at most 4096`);
-  const bits = tokenBits(t);
-  if (bits < MIN_TOKEN_BITS || new Set(t).size < 8) {
-    throw new RangeError(`${call}: the token is too weak (about ${Math.floor(bits)} bits, ${new Set(t).size} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``);
-  }
+  const weak = weakToken(t);
+  if (weak) throw new RangeError(`${call}: ${weak}`);
   return t;
 }
 

@@ -22,7 +22,7 @@ const nodeNet = (): typeof net => require('node:net') as typeof net;
 // The token's variable and the address parser live with the environment convention (src/distributed/
 // rendezvous.ts: no CUDA, no support package, so cuda-ts-run's launcher imports them without koffi).
 export { STORE_TOKEN_ENV, parseAddress, storeToken, StoreError, StoreTimeoutError, StoreServer };
-export { tokenBits } from './store-wire';
+export { tokenBits } from './rendezvous';
 export type { StoreLimits, StoreServerOptions } from './store-server';
 
 /** The environment variable that makes rank 0 listen elsewhere than MASTER_ADDR ('0.0.0.0' or '::': every interface). */
