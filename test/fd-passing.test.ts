@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
+import koffi from 'koffi';
 import { receiveDescriptor, serveDescriptor, withdrawDescriptor, type DescriptorTicket } from '../src/memory/fd-passing';
 
 const ROOT = join(__dirname, '..');
@@ -159,6 +160,41 @@ d('fd-passing across processes', () => {
     expect(fd).toBeGreaterThanOrEqual(0);
     closeSync(fd);
   }, 15000);
+
+  test('a squatter on the other form of the socket name neither gets the token nor blocks the handover', () => {
+    // Node 20 binds the name padded to the whole sun_path; the importer tries the exact-length form
+    // first. A local process that bound that form must be passed over (SO_PEERCRED), not trusted and
+    // not fatal. (On newer Node the exporter holds the exact form itself and the bind fails: no squatter.)
+    const libc = koffi.load('libc.so.6');
+    const socket = libc.func('int socket(int, int, int)');
+    const bind = libc.func('int bind(int, void *, uint32_t)');
+    const listen = libc.func('int listen(int, int)');
+    const close = libc.func('int close(int)');
+    const name = Buffer.from(tickets.file.socket, 'utf8');
+    const addr = Buffer.alloc(110);
+    addr.writeUInt16LE(1, 0); // AF_UNIX, then '\0' + name
+    name.copy(addr, 3);
+    const squatter = socket(1, 1, 0) as number;
+    try {
+      const bound = bind(squatter, addr, 3 + name.length) === 0 && listen(squatter, 4) === 0;
+      const fd = receiveDescriptor(tickets.file, { timeoutMs: 3000 });
+      expect(fd).toBeGreaterThanOrEqual(0);
+      closeSync(fd);
+      if (process.versions.node.startsWith('20.')) expect(bound).toBe(true);
+    } finally {
+      close(squatter);
+    }
+  });
+
+  test('a ticket served with ttlMs withdraws itself; bad ttlMs is a RangeError', async () => {
+    const t = serveDescriptor(0, { ttlMs: 100 }); // stdin: any descriptor of this process will do
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(withdrawDescriptor(t)).toBe(false); // already withdrawn by its ttl
+    const kept = serveDescriptor(0);
+    expect(withdrawDescriptor(kept)).toBe(true);
+    expect(() => serveDescriptor(0, { ttlMs: 0 })).toThrow(/serveDescriptor: ttlMs must be an integer/);
+    expect(() => serveDescriptor(0, { ttlMs: 2 ** 31 })).toThrow(RangeError);
+  });
 
   test('a withdrawn ticket is refused', async () => {
     expect(await exp.send('withdraw-pipe')).toBe('ok');

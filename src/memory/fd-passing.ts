@@ -45,7 +45,12 @@
 //
 // Node quirk: Node 20's libuv binds an abstract name padded with NULs to the whole sun_path, newer ones
 // with its exact length; these are different addresses, so the importer tries the exact one, then the
-// padded one.
+// padded one. Another local process may bind the form the exporter did not: the importer then finds a
+// stranger there (SO_PEERCRED), sends it nothing and tries the other form, so a squatter cannot block
+// the handover either.
+//
+// Tickets do not expire by themselves: a ticket is good until withdrawDescriptor, or until `ttlMs`
+// when serveDescriptor was given one (the exporter cannot know how long importers take to come).
 //
 // Linux only (abstract sockets, SCM_RIGHTS layout of LP64 Linux: x86_64 and aarch64); elsewhere both
 // serveDescriptor and receiveDescriptor throw.
@@ -64,6 +69,11 @@ export interface DescriptorTicket {
   readonly pid: number;
   /** The worker_threads threadId of the exporting thread (0: main thread). Optional when checked. */
   readonly threadId?: number;
+}
+
+export interface ServeOptions {
+  /** Withdraw the ticket by itself after this many ms (default: only withdrawDescriptor does). */
+  ttlMs?: number;
 }
 
 export interface ReceiveOptions {
@@ -304,14 +314,19 @@ function answer(conn: Socket, token: string): void {
  * a duplicate of it with {@link receiveDescriptor}; returns the ticket to hand to it. Starts the
  * descriptor server on first use. `fd` stays owned by the caller: withdraw the ticket before closing it.
  */
-export function serveDescriptor(fd: number): DescriptorTicket {
+export function serveDescriptor(fd: number, options: ServeOptions = {}): DescriptorTicket {
   const call = 'serveDescriptor';
   requireLinux(call);
   if (!Number.isInteger(fd) || fd < 0) throw new TypeError(`${call}: fd must be a non-negative integer`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
+  const { ttlMs } = options;
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= 0x7fffffff)) throw new RangeError(`${call}: ttlMs must be an integer in [1, 2^31), got ${String(ttlMs)}`);
   if (!server) startServer();
   const token = randomBytes(32).toString('hex');
   served.set(token, fd);
-  return { socket: serverName, token, pid: process.pid, threadId: currentThreadId() };
+  const ticket = { socket: serverName, token, pid: process.pid, threadId: currentThreadId() };
+  if (ttlMs !== undefined) setTimeout(() => withdrawDescriptor(ticket), ttlMs).unref();
+  return ticket;
 }
 
 /** Unregisters a served descriptor (does not close it); closes the server when none is left. */
@@ -352,8 +367,7 @@ export function receiveDescriptor(ticket: DescriptorTicket, options: ReceiveOpti
   refuseOwnThread(call, t);
   const x: Exchange = { call, c: loadLibc(), deadline: Date.now() + timeoutMs, timeoutMs, mem: new NativeBlock(CTL + CMSG_SPACE_INT), sock: -1 };
   try {
-    connectToExporter(x, Buffer.from(t.socket, 'utf8'));
-    checkExporterCredentials(x, t.pid);
+    connectToExporter(x, Buffer.from(t.socket, 'utf8'), t.pid);
     sendToken(x, Buffer.from(t.token + '\n', 'latin1'));
     return takeDescriptor(x, receiveAnswer(x));
   } finally {
@@ -410,19 +424,25 @@ function setTimeouts(x: Exchange): void {
  * length (newer libuv) or padded with NULs to the whole sun_path (Node 20): two different addresses, so
  * try the exact one, then the padded one.
  */
-function connectToExporter(x: Exchange, name: Buffer): void {
+function connectToExporter(x: Exchange, name: Buffer, pid: number): void {
   x.mem.view.setUint16(ADDR, AF_UNIX, true);
   x.mem.bytes.set(name, ADDR + 3);
   let lastErrno = 0;
+  let stranger: ObjectsError | undefined;
   for (const addrLen of [2 + 1 + name.length, 110]) {
     x.sock = x.c.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (x.sock < 0) throw failed(x, `socket(AF_UNIX) failed (${errnoText(koffi.errno())})`);
     lastErrno = connectOnce(x, addrLen);
-    if (lastErrno === 0) return;
+    if (lastErrno === 0) {
+      stranger = exporterMismatch(x, pid);
+      if (!stranger) return;
+    }
     x.c.close(x.sock);
     x.sock = -1;
-    if (lastErrno !== 111 && lastErrno !== 2) break; // only "nobody listens there" is worth the other form
+    // "nobody listens there" and "someone else listens there" are worth the other form
+    if (lastErrno !== 0 && lastErrno !== 111 && lastErrno !== 2) break;
   }
+  if (stranger) throw stranger;
   const e = lastErrno;
   throw failed(x, `connect to the exporter's descriptor socket failed (${errnoText(e)}${e === 111 || e === 2 ? ': is the exporting process alive, and has it not withdrawn all its descriptors?' : ''})`);
 }
@@ -440,21 +460,22 @@ function connectOnce(x: Exchange, addrLen: number): number {
 }
 
 /**
- * The listening side must be the exporting process itself (SO_PEERCRED), so that nobody who bound the
- * other form of the name can collect the token.
+ * Why the listening side is not the exporting process itself (SO_PEERCRED), or undefined when it is:
+ * nobody who bound the other form of the name may collect the token.
  */
-function checkExporterCredentials(x: Exchange, pid: number): void {
+function exporterMismatch(x: Exchange, pid: number): ObjectsError | undefined {
   const { mem } = x;
   mem.view.setUint32(MSG + 12, 12, true);
   if (x.c.getsockopt(x.sock, SOL_SOCKET, SO_PEERCRED, mem.at(MSG), mem.at(MSG + 12)) !== 0) throw failed(x, `getsockopt(SO_PEERCRED) failed (${errnoText(koffi.errno())})`);
   const peerPid = mem.view.getInt32(MSG, true);
   const peerUid = mem.view.getUint32(MSG + 4, true);
   if (peerPid !== pid) {
-    throw failed(x, `the descriptor socket is held by process ${peerPid}, not by the exporting process ${pid} (is the importer in another pid namespace?); refusing to send the token`);
+    return failed(x, `the descriptor socket is held by process ${peerPid}, not by the exporting process ${pid} (is the importer in another pid namespace?); refusing to send the token`);
   }
   if (typeof process.getuid === 'function' && peerUid !== process.getuid()) {
-    throw failed(x, `the exporting process runs as uid ${peerUid}, this one as ${process.getuid()}; refusing`);
+    return failed(x, `the exporting process runs as uid ${peerUid}, this one as ${process.getuid()}; refusing`);
   }
+  return undefined;
 }
 
 /** Writes the token line. */
