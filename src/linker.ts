@@ -11,6 +11,7 @@ import { describe } from './describe';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
+import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheConfig } from './kernel-cache';
 
 /** nvJitLink's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
 const jitApi = loadNvJitLink;
@@ -49,6 +50,12 @@ export interface LinkerOptions {
   driver?: boolean;
   /** The context of the driver linker (default: the current one); nvJitLink needs none. */
   context?: Context;
+  /**
+   * Read and write the on-disk kernel cache (src/kernel-cache.ts; default true, CUDA_TS_CACHE=0 turns
+   * it off everywhere): the same inputs, options, architecture and linker version linked before, in
+   * any process, are read back by complete() instead of linked.
+   */
+  cache?: boolean;
 }
 
 // enum member names: nvJitLink's module loads on first use, not at import
@@ -93,6 +100,11 @@ export class Linker extends Resource {
   private readonly logs: { error: Uint8Array; info: Uint8Array } | undefined;
   private readonly keep: unknown[] = [];
   private result: Uint8Array | undefined;
+  /** What the linked CUBIN depends on, in order (the cache key's ingredients). */
+  private readonly keyParts: (string | Uint8Array)[];
+  private readonly cacheConfig: KernelCacheConfig;
+  /** True when complete() read its result from the on-disk kernel cache. */
+  fromCache = false;
   /** The context the driver linker runs in; undefined with nvJitLink. */
   readonly context: Context | undefined;
 
@@ -104,7 +116,9 @@ export class Linker extends Resource {
   constructor(options: LinkerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Linker: options must be an object, got ${describe(options)}`);
     if (options.arch !== undefined && typeof options.arch !== 'string') throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
-    for (const k of ['lto', 'driver'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
+    for (const k of ['lto', 'driver', 'cache'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
+    const cacheConfig = kernelCacheConfig(process.env, 'Linker');
+    if (options.cache === false) cacheConfig.enabled = false;
     const arch = options.arch ?? Device.current().arch;
     if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker: arch must be sm_XY, got '${arch}'`);
     let jitHandle: jit.nvJitLinkHandle | undefined;
@@ -141,6 +155,22 @@ export class Linker extends Resource {
     this.logs = logs;
     this.context = context;
     if (logs) this.keep.push(logs);
+    this.cacheConfig = cacheConfig;
+    this.keyParts = [this.backend, arch, String(!!options.lto), JSON.stringify(options.options ?? [])];
+  }
+
+  /** The linker's version for the cache key: nvJitLink's, or the driver's for cuLink*. */
+  private linkerVersion(): string {
+    try {
+      if (this.jitHandle !== undefined) {
+        const { major, minor } = jitApi().nvJitLinkVersion();
+        return `nvJitLink ${major}.${minor}`;
+      }
+      drv.global('cuDriverGetVersion', drv.out32);
+      return `driver ${drv.out32[0]}`;
+    } catch {
+      return 'unknown'; // no version, no caching (see complete())
+    }
   }
 
   private errorLog(): string {
@@ -170,6 +200,7 @@ export class Linker extends Resource {
     if (typeof name !== 'string' || name.includes('\0')) throw new TypeError(`Linker.add: name must be a string without NUL, got ${describe(name)}`);
     const bytes = bytesOf(data);
     this.keep.push(bytes);
+    this.keyParts.push(kind, name, bytes);
     try {
       if (this.jitHandle !== undefined) jitApi().nvJitLinkAddData(this.jitHandle, jitApi().nvJitLinkInputType[JIT_INPUT[kind]], bytes, bytes.byteLength, name);
       else {
@@ -200,6 +231,13 @@ export class Linker extends Resource {
   complete(): Uint8Array {
     this.assertOpen();
     if (this.result) return this.result;
+    const version = this.cacheConfig.enabled ? this.linkerVersion() : 'unknown';
+    const key = version !== 'unknown' ? kernelCacheKey(this.backend === 'driver' ? 'cuLink' : 'nvjitlink', [version, ...this.keyParts]) : '';
+    const hit = key ? readCachedKernel(this.cacheConfig, key)?.blobs.cubin : undefined;
+    if (hit) {
+      this.fromCache = true;
+      return (this.result = hit);
+    }
     try {
       if (this.jitHandle !== undefined) {
         jitApi().nvJitLinkComplete(this.jitHandle);
@@ -214,6 +252,7 @@ export class Linker extends Resource {
     } catch (e) {
       throw new LinkError('linking failed', this.errorLog(), e, 'Linker.complete');
     }
+    if (key) writeCachedKernel(this.cacheConfig, key, { meta: {}, blobs: { cubin: this.result } });
     return this.result;
   }
 

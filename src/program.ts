@@ -5,6 +5,7 @@ import { loadNvrtc, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
+import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheEntry } from './kernel-cache';
 
 /** NVRTC's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
 const nvrtcApi = loadNvrtc;
@@ -50,6 +51,12 @@ export interface CompileOptions {
   lto?: boolean;
   /** Further nvrtc options (`-std=c++17`, `-default-device`, `-lineinfo`, `-DNAME=1`, …). */
   options?: readonly string[];
+  /**
+   * Read and write the on-disk kernel cache (src/kernel-cache.ts; default true, CUDA_TS_CACHE=0 turns
+   * it off everywhere): the same source, headers, name expressions, options and NVRTC version
+   * compiled before, in any process, is read back instead of compiled.
+   */
+  cache?: boolean;
 }
 
 /** The current device's `sm_XY`, or undefined without a usable driver. */
@@ -73,6 +80,14 @@ export class Program extends Resource {
   private compiledWith: readonly string[] | undefined;
   private readonly expressions: string[] = [];
   private lastLog = '';
+  /** The source and headers, for the cache key. */
+  private readonly inputs: readonly string[];
+  /** The outputs read from the kernel cache, when compile() found them there (NVRTC compiled nothing). */
+  private cached: KernelCacheEntry | undefined;
+  /** True when the last compile() was answered by the on-disk kernel cache. */
+  get fromCache(): boolean {
+    return this.cached !== undefined;
+  }
 
   /**
    * Creates the program (nvrtcCreateProgram); nothing is compiled until compile().
@@ -88,6 +103,7 @@ export class Program extends Resource {
     super('Program', () => nvrtcApi().nvrtcDestroyProgram(handle));
     this.handle = handle;
     this.name = name;
+    this.inputs = [source, name, ...headers.flat()];
     for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
   }
 
@@ -110,6 +126,17 @@ export class Program extends Resource {
       if (arch) opts.push(`--gpu-architecture=${arch}`);
     }
     if (options.lto) opts.push('-dlto');
+    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${typeof options.cache}`);
+    const cache = kernelCacheConfig(process.env, 'Program.compile');
+    if (options.cache === false) cache.enabled = false;
+    const key = cache.enabled ? this.cacheKey(opts) : '';
+    const hit = cache.enabled ? readCachedKernel(cache, key) : undefined;
+    if (hit) {
+      this.cached = hit;
+      this.lastLog = typeof hit.meta.log === 'string' ? hit.meta.log : '';
+      this.compiledWith = opts;
+      return this;
+    }
     try {
       nvrtcApi().nvrtcCompileProgram(this.handle, opts);
     } catch (e) {
@@ -118,7 +145,41 @@ export class Program extends Resource {
     }
     this.lastLog = this.readLog();
     this.compiledWith = opts;
+    this.cached = undefined;
+    if (cache.enabled) writeCachedKernel(cache, key, this.outputs());
     return this;
+  }
+
+  /** The cache key: everything NVRTC's output depends on (src/kernel-cache.ts). */
+  private cacheKey(opts: readonly string[]): string {
+    const { major, minor } = nvrtcApi().nvrtcVersion();
+    return kernelCacheKey('nvrtc', [`nvrtc ${major}.${minor}`, ...this.inputs, JSON.stringify(opts), JSON.stringify(this.expressions)]);
+  }
+
+  /** Everything the getters read from NVRTC, for the cache: each output NVRTC produced. */
+  private outputs(): KernelCacheEntry {
+    const api = nvrtcApi();
+    const blobs: Record<string, Uint8Array> = {};
+    const grab = (name: string, size: () => number, get: (b: Uint8Array) => void): void => {
+      try {
+        const n = size();
+        if (n === 0) return;
+        const b = new Uint8Array(n);
+        get(b);
+        blobs[name] = b;
+      } catch {
+        /* not produced for this target */
+      }
+    };
+    grab('cubin', () => api.nvrtcGetCUBINSize(this.handle), (b) => api.nvrtcGetCUBIN(this.handle, b));
+    grab('ptx', () => api.nvrtcGetPTXSize(this.handle), (b) => api.nvrtcGetPTX(this.handle, b));
+    grab('ltoir', () => api.nvrtcGetLTOIRSize(this.handle), (b) => api.nvrtcGetLTOIR(this.handle, b));
+    const lowered: Record<string, string> = {};
+    for (const e of this.expressions) {
+      const name = api.nvrtcGetLoweredName(this.handle, e);
+      if (name) lowered[e] = name;
+    }
+    return { meta: { log: this.lastLog, lowered }, blobs };
   }
 
   private readLog(): string {
@@ -147,6 +208,11 @@ export class Program extends Resource {
   /** PTX text (needs a `compute_XY` arch or a virtual arch in the options). */
   get ptx(): string {
     this.assertCompiled('ptx');
+    if (this.cached) {
+      const ptx = this.cached.blobs.ptx;
+      if (!ptx) throw new ObjectsError('Program.ptx', OBJECTS_ERROR.missing, `${this.name} has no PTX for ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'this target'}`);
+      return textFrom(ptx);
+    }
     const n = nvrtcApi().nvrtcGetPTXSize(this.handle);
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetPTX(this.handle, buf);
@@ -156,8 +222,9 @@ export class Program extends Resource {
   /** CUBIN bytes (needs a real `sm_XY` arch: the default). */
   get cubin(): Uint8Array {
     this.assertCompiled('cubin');
-    const n = nvrtcApi().nvrtcGetCUBINSize(this.handle);
+    const n = this.cached ? (this.cached.blobs.cubin?.byteLength ?? 0) : nvrtcApi().nvrtcGetCUBINSize(this.handle);
     if (n === 0) throw new ObjectsError('Program.cubin', OBJECTS_ERROR.missing, `${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
+    if (this.cached) return this.cached.blobs.cubin.slice();
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetCUBIN(this.handle, buf);
     return buf;
@@ -166,8 +233,9 @@ export class Program extends Resource {
   /** LTO-IR bytes (compile with `{ lto: true }`). */
   get ltoir(): Uint8Array {
     this.assertCompiled('ltoir');
-    const n = nvrtcApi().nvrtcGetLTOIRSize(this.handle);
+    const n = this.cached ? (this.cached.blobs.ltoir?.byteLength ?? 0) : nvrtcApi().nvrtcGetLTOIRSize(this.handle);
     if (n === 0) throw new ObjectsError('Program.ltoir', OBJECTS_ERROR.missing, `${this.name} has no LTO-IR: compile with { lto: true }`);
+    if (this.cached) return this.cached.blobs.ltoir.slice();
     const buf = new Uint8Array(n);
     nvrtcApi().nvrtcGetLTOIR(this.handle, buf);
     return buf;
@@ -177,7 +245,7 @@ export class Program extends Resource {
   loweredName(expression: string): string {
     this.assertCompiled('loweredName');
     if (!this.expressions.includes(expression)) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.state, `'${expression}' was not registered with addNameExpression()`);
-    const name = nvrtcApi().nvrtcGetLoweredName(this.handle, expression);
+    const name = this.cached ? cachedLoweredName(this.cached, expression) : nvrtcApi().nvrtcGetLoweredName(this.handle, expression);
     if (!name) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.missing, `no lowered name for '${expression}'`);
     return name;
   }
@@ -187,7 +255,7 @@ export class Program extends Resource {
     this.assertCompiled('load');
     let cubinSize = 0;
     try {
-      cubinSize = nvrtcApi().nvrtcGetCUBINSize(this.handle);
+      cubinSize = this.cached ? (this.cached.blobs.cubin?.byteLength ?? 0) : nvrtcApi().nvrtcGetCUBINSize(this.handle);
     } catch {
       cubinSize = 0;
     }
@@ -214,4 +282,11 @@ export function compile(source: string, options: ProgramOptions & CompileOptions
     program.close();
     throw e;
   }
+}
+
+/** A lowered name kept in a cache entry (own keys only: an expression may be any text). */
+function cachedLoweredName(entry: KernelCacheEntry, expression: string): string | undefined {
+  const lowered = entry.meta.lowered as Record<string, unknown> | undefined;
+  const name = lowered && Object.prototype.hasOwnProperty.call(lowered, expression) ? lowered[expression] : undefined;
+  return typeof name === 'string' ? name : undefined;
 }

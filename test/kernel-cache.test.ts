@@ -1,0 +1,161 @@
+// The on-disk kernel cache (src/kernel-cache.ts) and its use by Program.compile, with a fake NVRTC
+// (counting compilations) in place of libnvrtc: no GPU, no CUDA toolkit needed.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEFAULT_CACHE_MAX_BYTES, decodeEntry, encodeEntry, kernelCacheConfig, kernelCacheKey, kernelCacheStats,
+  pruneKernelCache, readCachedKernel, writeCachedKernel,
+} from '../src/kernel-cache';
+
+const compiled: string[][] = [];
+const fakeNvrtc = {
+  nvrtcVersion: () => ({ major: 13, minor: 0 }),
+  nvrtcCreateProgram: (source: string) => ({ source }),
+  nvrtcDestroyProgram: () => undefined,
+  nvrtcAddNameExpression: () => undefined,
+  nvrtcCompileProgram: (_h: unknown, opts: string[]) => void compiled.push([...opts]),
+  nvrtcGetProgramLogSize: () => 8,
+  nvrtcGetProgramLog: (_h: unknown, b: Uint8Array) => b.set(new TextEncoder().encode('warn 1\0')),
+  // the "CUBIN" is the source's bytes, so each program's output differs
+  nvrtcGetCUBINSize: (h: { source: string }) => h.source.length,
+  nvrtcGetCUBIN: (h: { source: string }, b: Uint8Array) => b.set(new TextEncoder().encode(h.source)),
+  nvrtcGetPTXSize: () => 4,
+  nvrtcGetPTX: (_h: unknown, b: Uint8Array) => b.set([0x70, 0x74, 0x78, 0]),
+  nvrtcGetLTOIRSize: () => 0,
+  nvrtcGetLTOIR: () => undefined,
+  nvrtcGetLoweredName: (_h: unknown, e: string) => `_Z${e.length}lowered`,
+};
+jest.mock('../src/releases', () => ({ ...jest.requireActual('../src/releases'), loadNvrtc: () => fakeNvrtc }));
+// eslint-disable-next-line import/first
+import { Program } from '../src/program';
+
+let dir: string;
+const saved = { ...process.env };
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cuda-ts-kc-'));
+  process.env.CUDA_TS_CACHE_DIR = dir;
+  delete process.env.CUDA_TS_CACHE;
+  delete process.env.CUDA_TS_CACHE_MAX_BYTES;
+  compiled.length = 0;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  process.env = { ...saved };
+});
+
+describe('kernel cache configuration', () => {
+  test('directory: CUDA_TS_CACHE_DIR, else XDG_CACHE_HOME, else ~/.cache; on unless CUDA_TS_CACHE=0', () => {
+    expect(kernelCacheConfig({ HOME: '/h' })).toEqual({ enabled: true, dir: '/h/.cache/cuda-ts/kernels', maxBytes: DEFAULT_CACHE_MAX_BYTES });
+    expect(kernelCacheConfig({ HOME: '/h', XDG_CACHE_HOME: '/x' }).dir).toBe('/x/cuda-ts/kernels');
+    expect(kernelCacheConfig({ HOME: '/h', CUDA_TS_CACHE_DIR: '/c', CUDA_TS_CACHE_MAX_BYTES: '1000' })).toMatchObject({ dir: '/c', maxBytes: 1000 });
+    expect(kernelCacheConfig({ HOME: '/h', CUDA_TS_CACHE: '0' }).enabled).toBe(false);
+  });
+  test('a setting it does not understand is a RangeError naming the variable and the caller', () => {
+    expect(() => kernelCacheConfig({ CUDA_TS_CACHE: 'yes' }, 'Program.compile')).toThrow(/^Program\.compile: CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\), got 'yes'/);
+    for (const bad of ['-1', '1.5', 'lots', '0']) expect(() => kernelCacheConfig({ CUDA_TS_CACHE_MAX_BYTES: bad })).toThrow(RangeError);
+  });
+});
+
+describe('keys and entries', () => {
+  test('the key changes with every ingredient and its boundaries, never otherwise', () => {
+    const base = kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']);
+    expect(kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]'])).toBe(base);
+    for (const other of [
+      kernelCacheKey('nvjitlink', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']),
+      kernelCacheKey('nvrtc', ['nvrtc 13.1', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']),
+      kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src ', 'a.cu', '["--gpu-architecture=sm_90"]']),
+      kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_100"]']),
+      kernelCacheKey('nvrtc', ['nvrtc 13.0', 'sr', 'ca.cu', '["--gpu-architecture=sm_90"]']),
+      kernelCacheKey('nvrtc', ['nvrtc 13.0', new Uint8Array([1]), 'a.cu', '["--gpu-architecture=sm_90"]']),
+    ]) expect(other).not.toBe(base);
+  });
+  test('an entry round-trips; a truncated or foreign file does not decode', () => {
+    const entry = { meta: { log: 'ok', lowered: { 'f<int>': '_Z1fIiEvv' } }, blobs: { cubin: new Uint8Array([1, 2, 3]), ptx: new Uint8Array([0x2e, 0]) } };
+    const bytes = encodeEntry(entry);
+    expect(decodeEntry(bytes)).toEqual(entry);
+    expect(decodeEntry(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
+    expect(decodeEntry(new Uint8Array([...bytes, 0]))).toBeUndefined();
+    expect(decodeEntry(new TextEncoder().encode('{"not":"an entry"}'))).toBeUndefined();
+  });
+  test('write then read; a damaged entry is a miss and is removed; nothing is left but whole entries', () => {
+    const config = kernelCacheConfig();
+    const key = kernelCacheKey('nvrtc', ['x']);
+    expect(readCachedKernel(config, key)).toBeUndefined();
+    expect(writeCachedKernel(config, key, { meta: { a: 1 }, blobs: { cubin: new Uint8Array(10).fill(7) } })).toBe(true);
+    expect(readCachedKernel(config, key)?.blobs.cubin).toEqual(new Uint8Array(10).fill(7));
+    expect(readdirSync(dir)).toEqual([`${key}.kc`]);
+    writeFileSync(join(dir, `${key}.kc`), 'garbage');
+    expect(readCachedKernel(config, key)).toBeUndefined();
+    expect(existsSync(join(dir, `${key}.kc`))).toBe(false);
+    expect(readCachedKernel({ ...config, enabled: false }, key)).toBeUndefined();
+  });
+  test('the size bound drops least recently used entries first', () => {
+    const config = { ...kernelCacheConfig(), maxBytes: 2500 };
+    const keys = ['a', 'b', 'c'].map((k) => kernelCacheKey('nvrtc', [k]));
+    keys.forEach((k, i) => {
+      writeCachedKernel({ ...config, maxBytes: 1e9 }, k, { meta: {}, blobs: { cubin: new Uint8Array(1000) } });
+      utimesSync(join(dir, `${k}.kc`), new Date(1e12 + i * 1e6), new Date(1e12 + i * 1e6));
+    });
+    readCachedKernel(config, keys[0]); // a is now the most recently used
+    expect(pruneKernelCache(config)).toBeGreaterThan(0);
+    expect(readdirSync(dir).sort()).toEqual([`${keys[0]}.kc`, `${keys[2]}.kc`].sort());
+    expect(kernelCacheStats(process.env)).toMatchObject({ dir, entries: 2, enabled: true });
+    expect(writeCachedKernel({ ...config, maxBytes: 10 }, 'big', { meta: {}, blobs: { cubin: new Uint8Array(100) } })).toBe(false);
+  });
+  test('processes writing and reading one key at once see whole entries only (atomic rename)', () => {
+    const script = `
+      const { kernelCacheConfig, readCachedKernel, writeCachedKernel } = require(${JSON.stringify(join(__dirname, '../src/kernel-cache'))});
+      const config = kernelCacheConfig();
+      let bad = 0;
+      for (let i = 0; i < 200; i++) {
+        writeCachedKernel(config, 'same', { meta: { i }, blobs: { cubin: new Uint8Array(65536).fill(i & 255) } });
+        const e = readCachedKernel(config, 'same');
+        if (!e || e.blobs.cubin.length !== 65536 || e.blobs.cubin.some((b) => b !== e.blobs.cubin[0])) bad++;
+      }
+      process.stdout.write(String(bad));`;
+    const runs = Array.from({ length: 3 }, () => spawnSync(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script], { env: process.env, encoding: 'utf8' }));
+    for (const r of runs) expect([r.status, r.stderr.slice(0, 300), r.stdout]).toEqual([0, '', '0']);
+    expect(readdirSync(dir)).toEqual(['same.kc']);
+  });
+});
+
+describe('Program.compile through the cache (fake NVRTC)', () => {
+  const source = 'extern "C" __global__ void k() {}';
+  test('a second program with the same source, options and NVRTC version compiles nothing and gives the same outputs', () => {
+    const a = new Program(source, { nameExpressions: ['k'] }).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(1);
+    expect(a.fromCache).toBe(false);
+    const b = new Program(source, { nameExpressions: ['k'] }).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(1);
+    expect(b.fromCache).toBe(true);
+    expect(b.cubin).toEqual(a.cubin);
+    expect(b.ptx).toBe(a.ptx);
+    expect(b.log).toBe('warn 1');
+    expect(b.loweredName('k')).toBe(a.loweredName('k'));
+    expect(() => b.ltoir).toThrow(/has no LTO-IR/);
+    expect(() => b.loweredName('toString')).toThrow(/was not registered/);
+  });
+  test('another architecture, option, header or source compiles again; cache: false and CUDA_TS_CACHE=0 never read it', () => {
+    new Program(source).compile({ arch: 'sm_90' });
+    new Program(source).compile({ arch: 'sm_100' });
+    new Program(source).compile({ arch: 'sm_90', options: ['-lineinfo'] });
+    new Program(source, { headers: { 'a.h': '#define A 1' } }).compile({ arch: 'sm_90' });
+    new Program(`${source}\n`).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(5);
+    new Program(source).compile({ arch: 'sm_90', cache: false });
+    process.env.CUDA_TS_CACHE = '0';
+    new Program(source).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(7);
+    delete process.env.CUDA_TS_CACHE;
+    new Program(source).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(7);
+  });
+  test('bad cache settings are refused by name before anything compiles', () => {
+    expect(() => new Program(source).compile({ arch: 'sm_90', cache: 'yes' as unknown as boolean })).toThrow(/^Program\.compile: cache must be a boolean/);
+    process.env.CUDA_TS_CACHE_MAX_BYTES = 'huge';
+    expect(() => new Program(source).compile({ arch: 'sm_90' })).toThrow(/^Program\.compile: CUDA_TS_CACHE_MAX_BYTES/);
+    expect(compiled).toHaveLength(0);
+  });
+});
