@@ -192,11 +192,17 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     drv.call(this, 'cuCtxSynchronize');
   }
 
-  /** Free and total device memory in bytes, as seen from this context (cuMemGetInfo). */
-  memoryInfo(): { free: number; total: number } {
+  /**
+   * Free and total device memory in bytes, as seen from this context (cuMemGetInfo), and `cached`: the
+   * bytes the caching allocator keeps for reuse in this context (counted as used by the driver, given
+   * back by CachingAllocator.trim(), MemoryPool.trim() of the device's pool, or any allocation that would
+   * otherwise run out of memory).
+   */
+  memoryInfo(): { free: number; total: number; cached: number } {
     this.assertOpen();
     drv.call(this, 'cuMemGetInfo', drv.out64, drv.out64b);
-    return { free: drv.outNumber(0), total: Number(drv.out64b[0]) };
+    const cached = (this.allocCache as { cached?: number } | undefined)?.cached ?? 0;
+    return { free: drv.outNumber(0), total: Number(drv.out64b[0]), cached };
   }
 
   /** Records a sticky error (marking the context unusable) and returns the error to throw. */

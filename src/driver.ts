@@ -6,8 +6,8 @@
 //     retry after a real bind when the status says the cache was stale);
 //   - turning a failing status into a DriverError, and marking the context unusable when the status is
 //     a sticky device error: every call goes through `fail`, so no call site can forget it.
-// Calls go through the helpers below (global, call, callAndWait, callHinted, callOnStream, query,
-// release, globalStatus). THE one exception is the hot path (kernel launch, stream-ordered alloc/free, stream
+// Calls go through the helpers below (global, call, callAndWait, allocate, callHinted, callOnStream,
+// query, release, globalStatus). THE one exception is the hot path (kernel launch, stream-ordered alloc/free, stream
 // sync): it holds the C function from {@link native} and calls it under bindHinted/rebindIfStale,
 // passing a failure to {@link fail} itself, because a helper's rest arguments and closure cost more
 // than the call does there.
@@ -222,6 +222,7 @@ const INVALID_CONTEXT: number = CUresult.CUDA_ERROR_INVALID_CONTEXT;
 const INVALID_HANDLE: number = CUresult.CUDA_ERROR_INVALID_HANDLE;
 const CONTEXT_IS_DESTROYED: number = CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;
 const NOT_READY: number = CUresult.CUDA_ERROR_NOT_READY;
+const OUT_OF_MEMORY: number = CUresult.CUDA_ERROR_OUT_OF_MEMORY;
 
 function stale(status: number): boolean {
   return status === INVALID_CONTEXT || status === INVALID_HANDLE || status === CONTEXT_IS_DESTROYED;
@@ -250,6 +251,33 @@ export function globalStatus(func: string, ...args: unknown[]): number {
 export function call(ctx: Bindable, func: string, ...args: unknown[]): void {
   bind(ctx);
   const status = native(func)(...args);
+  if (status !== 0) throw fail(ctx, func, status);
+}
+
+/**
+ * What gives memory back when an allocation runs out (the caching allocator registers it: returns its
+ * cached blocks, waits for their frees, trims the pools they went back to); true when it freed anything.
+ */
+let outOfMemoryRelief: ((ctx: Bindable) => boolean) | undefined;
+
+/** Registers the out-of-memory relief {@link allocate} calls (src/memory/allocator.ts does, once). */
+export function onOutOfMemory(relief: (ctx: Bindable) => boolean): void {
+  outOfMemoryRelief = relief;
+}
+
+/**
+ * An allocation (cuMemAlloc, cuMemAllocManaged, cuMemHostAlloc, cuMemCreate, cuMemAllocFromPoolAsync, …):
+ * {@link call}, except that CUDA_ERROR_OUT_OF_MEMORY while memory is cached somewhere gives that memory
+ * back and tries once more, as PyTorch's allocator does.
+ */
+export function allocate(ctx: Bindable, func: string, ...args: unknown[]): void {
+  bind(ctx);
+  const fn = native(func);
+  let status = fn(...args);
+  if (status === OUT_OF_MEMORY && outOfMemoryRelief?.(ctx) === true) {
+    bind(ctx);
+    status = fn(...args);
+  }
   if (status !== 0) throw fail(ctx, func, status);
 }
 

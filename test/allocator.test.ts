@@ -2,7 +2,8 @@
 // cross-stream reuse ordered with an event, trim, limit, opt-out, stream destroy, out-of-memory retry.
 import * as drv from '../src/driver';
 import { CachingAllocator, sizeClass } from '../src/memory/allocator';
-import { DeviceBuffer } from '../src/memory';
+import { Context } from '../src/context';
+import { DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer } from '../src/memory';
 import { Stream } from '../src/stream';
 import { fakeContext } from './helpers/fake-driver';
 
@@ -33,7 +34,35 @@ const fakes: Record<string, (...a: never[]) => number> = {
   cuEventCreate: (out: BigUint64Array) => ((out[0] = 0xe000n), 0),
   cuEventRecord: (ev: number, h: number) => (calls.push(['cuEventRecord', ev, h]), 0),
   cuStreamWaitEvent: (h: number, ev: number) => (calls.push(['cuStreamWaitEvent', h, ev]), 0),
+  cuDeviceGet: (out: Int32Array, ordinal: number) => ((out[0] = ordinal), 0),
+  cuDeviceGetMemPool: (out: BigUint64Array) => ((out[0] = 0xd00n), 0),
+  cuMemPoolTrimTo: (pool: number, keep: number) => (calls.push(['cuMemPoolTrimTo', pool, keep]), 0),
+  cuMemGetInfo: (free: BigUint64Array, total: BigUint64Array) => ((free[0] = 3n << 20n), (total[0] = 1n << 30n), 0),
+  // the other allocation paths: out of memory while `failOthers` > 0
+  ...Object.fromEntries(
+    ['cuMemAlloc', 'cuMemAllocManaged', 'cuMemHostAlloc', 'cuMemAllocFromPoolAsync'].map((name) => [
+      name,
+      (out: BigUint64Array, bytes: number) => {
+        calls.push([name, bytes]);
+        if (failOthers > 0) {
+          failOthers--;
+          return drv.CUresult.CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        out[0] = BigInt(nextPtr);
+        nextPtr += bytes;
+        return 0;
+      },
+    ]),
+  ),
+  cuMemFree: (ptr: number) => (calls.push(['cuMemFree', ptr]), 0),
+  cuMemFreeHost: (ptr: number) => (calls.push(['cuMemFreeHost', ptr]), 0),
+  cuMemPoolCreate: (out: BigUint64Array) => ((out[0] = 0xd02n), 0),
+  cuMemPoolDestroy: () => 0,
+  cuMemPoolSetAccess: () => 0,
+  cuMemPoolSetAttribute: () => 0,
+  cuDeviceGetDefaultMemPool: (out: BigUint64Array) => ((out[0] = 0xd00n), 0),
 };
+let failOthers = 0;
 
 const names = (list: Call[]) => list.map((c) => c[0]);
 
@@ -46,6 +75,7 @@ afterAll(() => {
 beforeEach(() => {
   calls.length = 0;
   failAllocs = 0;
+  failOthers = 0;
 });
 
 describe('size classes', () => {
@@ -139,17 +169,63 @@ describe('caching allocator (fake driver)', () => {
     s.close();
   });
 
-  test('out of memory: cached blocks are returned, the context synchronized, and the allocation retried once', () => {
+  test('out of memory: cached blocks are returned, the context synchronized, the pool trimmed, and the allocation retried once', () => {
     const ctx = fakeContext(0xc4);
     const s = Stream.create({ context: ctx });
     DeviceBuffer.alloc(1 << 20, { stream: s }).close();
     calls.length = 0;
     failAllocs = 1;
     const b = DeviceBuffer.alloc(3 << 20, { stream: s });
-    expect(names(calls)).toEqual(['cuMemAllocAsync', 'cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemAllocAsync']);
+    expect(names(calls)).toEqual(['cuMemAllocAsync', 'cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', 'cuMemAllocAsync']);
+    expect(calls[3]).toEqual(['cuMemPoolTrimTo', 0xd00, 0]);
     b.close();
     failAllocs = 2;
     expect(() => DeviceBuffer.alloc(5 << 20, { stream: s })).toThrow(/CUDA_ERROR_OUT_OF_MEMORY/);
+    s.close();
+  });
+
+  test.each([
+    ['DeviceBuffer.alloc without a stream', 'cuMemAlloc', (ctx: Context) => DeviceBuffer.alloc(4 << 20, { context: ctx })],
+    ['ManagedBuffer.alloc', 'cuMemAllocManaged', (ctx: Context) => ManagedBuffer.alloc(4 << 20, { context: ctx })],
+    ['PinnedHostBuffer.alloc', 'cuMemHostAlloc', (ctx: Context) => PinnedHostBuffer.alloc(4 << 20, { context: ctx })],
+    ['an uncached stream-ordered allocation', 'cuMemAllocAsync', (ctx: Context, s: Stream) => DeviceBuffer.alloc(4 << 20, { stream: s, cache: false })],
+    ['a MemoryPool allocation', 'cuMemAllocFromPoolAsync', (ctx: Context, s: Stream) => MemoryPool.create({ context: ctx }).alloc(4 << 20, s)],
+  ] as const)('out of memory in %s: the cache is emptied (frees waited for, pool trimmed) and the allocation retried once', (_, func, alloc) => {
+    const ctx = fakeContext(0xc9);
+    const s = Stream.create({ context: ctx });
+    DeviceBuffer.alloc(2 << 20, { stream: s }).close();
+    expect(ctx.memoryInfo()).toEqual({ free: 3 << 20, total: 1 << 30, cached: 2 << 20 });
+    calls.length = 0;
+    if (func === 'cuMemAllocAsync') failAllocs = 1;
+    else failOthers = 1;
+    const b = alloc(ctx, s);
+    expect(names(calls).filter((n) => n !== 'cuMemFree')).toEqual([func, 'cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', func]);
+    expect(CachingAllocator.stats(ctx).cached).toBe(0);
+    expect(ctx.memoryInfo().cached).toBe(0);
+    b.close();
+    // nothing cached: no retry, the error names the call
+    calls.length = 0;
+    if (func === 'cuMemAllocAsync') failAllocs = 1;
+    else failOthers = 1;
+    expect(() => alloc(ctx, s)).toThrow(new RegExp(`${func}.*CUDA_ERROR_OUT_OF_MEMORY`));
+    expect(names(calls)).toEqual([func]);
+    s.close();
+  });
+
+  test("MemoryPool.trim of the device's current pool gives back the blocks the cache keeps from it first; another pool's trim does not", () => {
+    const ctx = fakeContext(0xca);
+    const s = Stream.create({ context: ctx });
+    DeviceBuffer.alloc(1 << 20, { stream: s }).close();
+    calls.length = 0;
+    const other = MemoryPool.create({ context: ctx });
+    other.trim(0);
+    expect(names(calls)).toEqual(['cuMemPoolTrimTo']);
+    expect(CachingAllocator.stats(ctx).cached).toBe(1 << 20);
+    calls.length = 0;
+    MemoryPool.default(0, ctx).trim(0);
+    expect(names(calls)).toEqual(['cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', 'cuMemPoolTrimTo']);
+    expect(CachingAllocator.stats(ctx).cached).toBe(0);
+    other.close();
     s.close();
   });
 

@@ -6,8 +6,10 @@
 //     freeing stream now, and waited for by the allocating stream, orders the reuse after every use of
 //     the block (all of which were enqueued before the free). Two driver calls, on this path only.
 // Misses allocate with cuMemAllocAsync (the device's default pool) at the class size. Cached blocks go
-// back to the driver with cuMemFreeAsync on their stream: trim(), an allocation that failed for lack of
-// memory (then retried once), the limit, and the destroy of their stream.
+// back to the driver with cuMemFreeAsync on their stream: trim(), the limit, the destroy of their stream,
+// MemoryPool.trim of the pool they came from, and any allocation in src/ that runs out of memory (the
+// door's drv.allocate, or this allocator's own miss): the cache is emptied, the frees waited for, the
+// device pools trimmed, and the allocation tried once more.
 import * as drv from '../driver';
 import type { Context } from '../context';
 import { describe } from '../describe';
@@ -108,7 +110,8 @@ export function driverFree(ctx: drv.Bindable, ptr: number, h: number): void {
 
 /** Stream-ordered allocation without the cache (cuMemAllocAsync); throws on failure. */
 export function allocUncached(ctx: drv.Bindable, bytes: number, h: number): number {
-  const status = driverAlloc(ctx, bytes, h);
+  let status = driverAlloc(ctx, bytes, h);
+  if (status === OUT_OF_MEMORY && releaseForRetry()) status = driverAlloc(ctx, bytes, h);
   if (status !== 0) throw drv.fail(ctx, 'cuMemAllocAsync', status);
   return allocOutWords[1] * 0x100000000 + allocOutWords[0];
 }
@@ -133,12 +136,7 @@ export function allocCached(ctx: ContextLike, cls: number, h: number, where: str
     c.hits++;
   } else {
     let status = driverAlloc(ctx, cls, h);
-    if (status === OUT_OF_MEMORY && c.cached !== 0) {
-      // Give every cached block back and wait for the frees, then try once more.
-      trimAll();
-      drv.call(ctx, 'cuCtxSynchronize');
-      status = driverAlloc(ctx, cls, h);
-    }
+    if (status === OUT_OF_MEMORY && releaseForRetry()) status = driverAlloc(ctx, cls, h);
     if (status !== 0) throw drv.fail(ctx, 'cuMemAllocAsync', status);
     ptr = allocOutWords[1] * 0x100000000 + allocOutWords[0];
     c.misses++;
@@ -253,6 +251,50 @@ function trimCache(c: Cache): void {
 
 function trimAll(): void {
   for (const c of caches) trimCache(c);
+}
+
+/**
+ * Gives back what the caches of `which` hold, waits for those frees (each such context synchronized:
+ * cuMemFreeAsync returns memory to the pool in stream order), and trims the memory pool of each such
+ * device to 0, so that every allocation path (cuMemAlloc, managed, pinned, VMM, pools, NCCL), not only
+ * the stream-ordered one, finds the memory. False when nothing was cached.
+ */
+function release(which: (c: Cache) => boolean): boolean {
+  const holders = [...caches].filter((c) => c.cached > 0 && which(c));
+  for (const c of holders) {
+    trimCache(c);
+    drv.call(c.ctx, 'cuCtxSynchronize');
+    trimDevicePool(c.ctx);
+  }
+  return holders.length > 0;
+}
+
+/** cuMemPoolTrimTo(0) of the device's current pool (where cuMemAllocAsync blocks come from and go back to). */
+function trimDevicePool(ctx: drv.Bindable): void {
+  drv.call(ctx, 'cuDeviceGet', drv.out32, ctx.device);
+  drv.call(ctx, 'cuDeviceGetMemPool', drv.out64b, drv.out32[0]);
+  drv.call(ctx, 'cuMemPoolTrimTo', Number(drv.out64b[0]), 0);
+}
+
+/** The door's out-of-memory relief: every cache, every device. */
+function releaseForRetry(): boolean {
+  return release(() => true);
+}
+drv.onOutOfMemory(releaseForRetry);
+
+/**
+ * Gives back the blocks cached on `device` (MemoryPool.trim of that device's current pool calls it:
+ * they came from that pool), waiting for the frees. False when nothing was cached there. @internal
+ */
+export function releaseCachedOnDevice(device: number): boolean {
+  return release((c) => c.ctx.device === device);
+}
+
+/** Bytes the caching allocator holds (freed, kept for reuse) for the contexts of `device`. @internal */
+export function cachedOnDevice(device: number): number {
+  let n = 0;
+  for (const c of caches) if (c.ctx.device === device) n += c.cached;
+  return n;
 }
 
 function checkContextArg(where: string, ctx: unknown): ContextLike | undefined {

@@ -167,7 +167,7 @@ export class DeviceBuffer extends Resource {
   private static allocSync(byteLength: number, ctx: Context): DeviceBuffer {
     ctx.check();
     if (byteLength === 0) return new DeviceBuffer('DeviceBuffer', 0, 0, ctx, undefined);
-    drv.call(ctx, 'cuMemAlloc', drv.out64, byteLength);
+    drv.allocate(ctx, 'cuMemAlloc', drv.out64, byteLength);
     const ptr = drv.outNumber();
     return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFree', ptr)));
   }

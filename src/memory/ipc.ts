@@ -230,7 +230,7 @@ export class IpcMemoryPool extends Resource {
     if (byteLength === 0) throw new RangeError(`${call}: byteLength must be positive`);
     const h = streamHandle(stream);
     const ctx = this.context;
-    drv.call(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
+    drv.allocate(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
     return new SharedBuffer('SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => drv.release(ctx, 'cuMemFreeAsync', ptr, h)), this);
   }

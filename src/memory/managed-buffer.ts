@@ -39,7 +39,7 @@ export class ManagedBuffer extends DeviceBuffer {
     const flags = o.hostOnlyAttach ? drv.CUmemAttach_flags.CU_MEM_ATTACH_HOST : drv.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL;
     let ptr = 0;
     if (byteLength > 0) {
-      drv.call(ctx, 'cuMemAllocManaged', drv.out64, byteLength, flags);
+      drv.allocate(ctx, 'cuMemAllocManaged', drv.out64, byteLength, flags);
       ptr = drv.outNumber();
     }
     const address = ptr;

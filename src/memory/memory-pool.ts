@@ -6,6 +6,7 @@ import { Context, contextOf } from '../context';
 import { describe } from '../describe';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
+import { cachedOnDevice, releaseCachedOnDevice } from './allocator';
 import { checkedSize, optionKeys, optionsObject } from './arguments';
 import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
@@ -246,10 +247,20 @@ export class MemoryPool extends Resource {
     return this.attr(drv.CUmemPool_attribute.CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
   }
 
-  /** Releases reserved memory above `minBytesToKeep`. */
+  /**
+   * Releases reserved memory above `minBytesToKeep`. For the pool stream-ordered allocations come from
+   * (the device's current pool, by default its default pool), the blocks the caching allocator keeps
+   * from it are given back first (their frees waited for), so that they are released too.
+   */
   trim(minBytesToKeep = 0): void {
     this.assertOpen();
-    drv.call(this.context, 'cuMemPoolTrimTo', this.handle, checkedSize('MemoryPool.trim: minBytesToKeep', minBytesToKeep));
+    const keep = checkedSize('MemoryPool.trim: minBytesToKeep', minBytesToKeep);
+    if (cachedOnDevice(this.context.device) > 0) {
+      drv.call(this.context, 'cuDeviceGet', drv.out32, this.context.device);
+      drv.call(this.context, 'cuDeviceGetMemPool', drv.out64b, drv.out32[0]);
+      if (Number(drv.out64b[0]) === this.handle) releaseCachedOnDevice(this.context.device);
+    }
+    drv.call(this.context, 'cuMemPoolTrimTo', this.handle, keep);
   }
 
   /**
@@ -267,7 +278,7 @@ export class MemoryPool extends Resource {
    * DeviceBuffer.alloc): a ManagedBuffer for a managed pool, else a DeviceBuffer, freed on `h`. @internal
    */
   allocOnStream(byteLength: number, ctx: Context, stream: Stream, h: number): DeviceBuffer {
-    drv.callOnStream(ctx, h, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
+    drv.allocate(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
     if (this.memoryType === 'managed') return ManagedBuffer.adopt(ptr, byteLength, ctx, new StreamFreeCore('ManagedBuffer', ctx, ptr, h), stream, this);
     return DeviceBuffer.adoptPoolBlock(ptr, byteLength, ctx, new StreamFreeCore('DeviceBuffer', ctx, ptr, h), stream, this);

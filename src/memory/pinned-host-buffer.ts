@@ -52,7 +52,7 @@ export class PinnedHostBuffer extends Resource {
     if (o.writeCombined) flags |= drv.CU_MEMHOSTALLOC_WRITECOMBINED;
     let ptr = 0;
     if (byteLength > 0) {
-      drv.call(ctx, 'cuMemHostAlloc', drv.out64, byteLength, flags);
+      drv.allocate(ctx, 'cuMemHostAlloc', drv.out64, byteLength, flags);
       ptr = drv.outNumber();
     }
     return new PinnedHostBuffer(ptr, byteLength, ctx);

@@ -24,6 +24,8 @@ export interface VirtualMemoryOptions {
   granularity?: 'minimum' | 'recommended';
   /** The context to make the calls in (default: `device`'s primary context, else the current one). */
   context?: Context;
+  /** Alignment of the reserved range's start in bytes (a power of two; default 0: the driver's choice). */
+  alignment?: number;
 }
 
 /** One physical chunk mapped into the region. */
@@ -106,11 +108,13 @@ export class VirtualMemoryResource extends Resource {
     const where = 'VirtualMemoryResource.create';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object with maxSize, got ${describe(options)}`);
     const o = options as unknown as Record<string, unknown>;
-    const keys = ['maxSize', 'initialSize', 'device', 'accessFrom', 'granularity', 'context'];
+    const keys = ['maxSize', 'initialSize', 'device', 'accessFrom', 'granularity', 'context', 'alignment'];
     for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
     const maxSize = positive(`${where}: maxSize`, o.maxSize);
     if (maxSize === 0) throw new RangeError(`${where}: maxSize must be positive`);
     const initial = positive(`${where}: initialSize`, o.initialSize ?? 0);
+    const alignment = positive(`${where}: alignment`, o.alignment ?? 0);
+    if (alignment !== 0 && !Number.isInteger(Math.log2(alignment))) throw new RangeError(`${where}: alignment must be a power of two, got ${alignment}`);
     if (o.granularity !== undefined && o.granularity !== 'minimum' && o.granularity !== 'recommended') throw new TypeError(`${where}: granularity must be 'minimum' or 'recommended', got ${describe(o.granularity)}`);
     if (o.device !== undefined) encodeLocation(`${where}: device`, o.device);
     const ctx = o.context !== undefined ? contextOf(o.context, `${where}: context`) : o.device !== undefined ? Context.primary(o.device as number) : Context.current();
@@ -137,7 +141,7 @@ export class VirtualMemoryResource extends Resource {
     if (granularity <= 0) throw new ObjectsError(where, OBJECTS_ERROR.missing, `${where}: the driver reported an allocation granularity of ${granularity}`);
     const reserved = Math.ceil(maxSize / granularity) * granularity;
     if (initial > reserved) throw new RangeError(`${where}: initialSize ${initial} is larger than maxSize ${maxSize}`);
-    drv.call(ctx, 'cuMemAddressReserve', drv.out64, reserved, 0, 0, 0);
+    drv.call(ctx, 'cuMemAddressReserve', drv.out64, reserved, alignment, 0, 0);
     const state: State = { ctx, va: drv.outNumber(), reserved, mapped: 0, chunks: [] };
     const vm = new VirtualMemoryResource(ctx, device, granularity, state, prop, access, accessFrom as number[]);
     if (initial > 0) {
@@ -183,7 +187,7 @@ export class VirtualMemoryResource extends Resource {
       throw new RangeError(`VirtualMemoryResource.grow: ${n} more bytes (${n0} rounded to the ${this.granularity}-byte granularity) would pass the reserved ${st.reserved} bytes (${st.mapped} mapped)`);
     }
     const ctx = this.context;
-    drv.call(ctx, 'cuMemCreate', drv.out64, n, this.prop, 0);
+    drv.allocate(ctx, 'cuMemCreate', drv.out64, n, this.prop, 0);
     const handle = drv.out64[0];
     const at = st.va + st.mapped;
     try {
