@@ -8,6 +8,8 @@ export { Device, type DeviceProperties } from './device';
 export { GreenContext, SmResource, type GreenStreamOptions } from './green';
 export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
 export { DRIVER_RELEASE } from './driver';
+export { NvmlDevice, NvmlUnavailableError, System, system, type ComputeMode, type PciInfo } from './system';
+export type { GraphMemoryStats } from './graph/graph-memory';
 export { Resource } from './lifecycle';
 
 // Streams and events
@@ -20,6 +22,9 @@ export { ProfilerScope, profile } from './profiler';
 export {
   CachingAllocator, DeviceBuffer, ImportedMemoryPool, IpcMemoryPool, ManagedBuffer, MemoryPool, PinnedHostBuffer, SharedBuffer, SharedEvent,
   VirtualMemoryResource, allowDescriptorImport, copyBatch, exportEvent, exportMemHandle, importPool, openEvent, openMemHandle,
+  PhysicalMemory, VirtualAddressRange, pointerInfo, StridedView, DLPACK_VERSION, dlpackExportsAlive, fromDLPack, toDLPack,
+  type Mapping, type PhysicalMemoryOptions, type ReserveOptions, type PointerInfo, type PointerMemoryType, type DType, type StridedViewBuffer,
+  type StridedViewOptions, type FromDLPackOptions,
   type AllocOptions, type AllocatorStats, type BatchCopy, type BufferHandle, type CopyBatchOptions, type CopyOptions, type EventHandle, type HostData,
   type ManagedAdvice, type ManagedPoolOptions, type MemHandle, type MemoryLocation, type MemsetOptions, type PinnedOptions, type PinnedPoolOptions,
   type PoolAccess, type PoolHandle, type PoolMemoryType, type PoolOptions, type TypedArrayConstructor, type VirtualMemoryOptions, type WrapBufferOptions,
@@ -56,6 +61,9 @@ export {
   type NcclDtype, type ReduceOp, type ReduceOptions, type RendezvousOptions, type UniqueId, type WaitOptions,
 } from './distributed/communicator';
 export * from './distributed';
+
+// Enums the objects API takes or returns, by name (test/enum-exports.test.ts keeps the list complete)
+export { CUcomputemode, CUdevice_attribute, CUfunction_attribute, CUgraphNodeType, CUstreamCaptureMode } from './driver';
 
 // Errors
 export { CudaError } from '../support';

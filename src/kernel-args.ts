@@ -16,7 +16,8 @@ export const KERNEL: unique symbol = Symbol('cuda-ts.Kernel');
 
 /**
  * Scalar kernel parameter types. `ptr` takes a DeviceBuffer, a PinnedHostBuffer, a TypedArray/ArrayBuffer
- * over page-locked device-mapped host memory (a PinnedHostBuffer's view), a device address or null.
+ * over page-locked device-mapped host memory (a PinnedHostBuffer's view) or, where the device reports
+ * pageable memory access (HMM/ATS), over any host memory, a device address or null.
  */
 export type ScalarType = 'ptr' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f32' | 'f64';
 /** A struct passed by value: its bytes (a TypedArray/ArrayBuffer of exactly `struct` bytes). */
@@ -38,8 +39,9 @@ const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
 /**
  * What a `'ptr'` parameter takes: a DeviceBuffer (or ManagedBuffer), a PinnedHostBuffer, a TypedArray,
  * DataView or ArrayBuffer over page-locked, device-mapped host memory (e.g. `pinned.view(Float32Array)`:
- * its device address is looked up with cuMemHostGetDevicePointer, no koffi needed), a device address
- * (number or bigint), or null.
+ * its device address is looked up with cuMemHostGetDevicePointer, no koffi needed) or over pageable
+ * host memory where the device reports pageable memory access (`Device.properties.pageableMemoryAccess`:
+ * HMM or ATS; elsewhere a TypeError says so), a device address (number or bigint), or null.
  */
 export type DevicePointer = DeviceBuffer | PinnedHostBuffer | ArrayBufferView | ArrayBuffer | number | bigint | null;
 
@@ -245,7 +247,7 @@ export class ArgPack {
 }
 
 function badArg(what: string, i: number, t: ArgType, v: unknown): TypeError {
-  const expects = t === 'ptr' ? 'a DeviceBuffer, PinnedHostBuffer, device address or null' : t === 'f32' || t === 'f64' ? 'a number' : typeof t === 'string' ? (t.endsWith('64') ? 'an integer (number or bigint)' : 'an integer') : 'bytes (TypedArray or ArrayBuffer)';
+  const expects = t === 'ptr' ? 'a DeviceBuffer, PinnedHostBuffer, host memory (TypedArray or ArrayBuffer), device address or null' : t === 'f32' || t === 'f64' ? 'a number' : typeof t === 'string' ? (t.endsWith('64') ? 'an integer (number or bigint)' : 'an integer') : 'bytes (TypedArray or ArrayBuffer)';
   return new TypeError(`${what}: argument ${i} (${describeType(t)}) expects ${expects}, got ${describeValue(v)}`);
 }
 
@@ -270,9 +272,12 @@ function pointerOf(v: unknown, i: number, what: string): number {
 
 const hostPointerSlot = new BigUint64Array(1);
 /**
- * The device address of host memory under an ArrayBuffer or view (cuMemHostGetDevicePointer): it must
- * be page-locked and mapped into the device's address space (a PinnedHostBuffer's memory, or memory
- * registered with CU_MEMHOSTREGISTER_DEVICEMAP). Anything else is a TypeError, before the launch.
+ * The device address of host memory under an ArrayBuffer or view. Page-locked memory mapped into the
+ * device's address space (a PinnedHostBuffer's memory, or memory registered with
+ * CU_MEMHOSTREGISTER_DEVICEMAP) gives its mapped address (cuMemHostGetDevicePointer). Pageable memory
+ * is passed as it is where the current context's device reports pageable memory access (HMM or ATS:
+ * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS); elsewhere it is a TypeError, before the launch. The
+ * program keeps pageable memory reachable until the kernel is done (as with any host memory).
  */
 function hostMemoryDevicePointer(v: ArrayBuffer | ArrayBufferView, i: number, what: string): number {
   const buffer = isArrayBuffer(v) ? v : v.buffer;
@@ -280,13 +285,42 @@ function hostMemoryDevicePointer(v: ArrayBuffer | ArrayBufferView, i: number, wh
   if (buffer.byteLength === 0) throw new TypeError(`${what}: argument ${i} (ptr) is an empty ArrayBuffer: it has no memory to point at`);
   const host = Number(koffi.address(buffer)) + offset;
   const status = drv.native('cuMemHostGetDevicePointer')(hostPointerSlot, host, 0);
-  if (status !== 0) {
-    throw new TypeError(
-      `${what}: argument ${i} (ptr) is a ${describeValue(v)} over host memory the device cannot address (cuMemHostGetDevicePointer: CUresult ${status}): ` +
-        'use a PinnedHostBuffer (or its view()) or a DeviceBuffer',
-    );
+  if (status === 0) return Number(hostPointerSlot[0]);
+  const device = currentDeviceOrUndefined();
+  if (device !== undefined && pageableAccess(device)) return host;
+  const who = device === undefined ? 'no context is current to ask' : `device ${device} reports no pageable memory access (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS)`;
+  throw new TypeError(
+    `${what}: argument ${i} (ptr) is a ${describeValue(v)} over host memory the device cannot address (cuMemHostGetDevicePointer: CUresult ${status}): ` +
+      `pageable memory, and ${who}: use a PinnedHostBuffer (or its view()) or a DeviceBuffer`,
+  );
+}
+
+/** The device of the current context, or undefined when none is current. */
+function currentDeviceOrUndefined(): number | undefined {
+  const dev = new Int32Array(1);
+  try {
+    return drv.globalStatus('cuCtxGetDevice', dev) === 0 ? dev[0] : undefined;
+  } catch {
+    return undefined; // no driver to ask: the caller refuses the pointer
   }
-  return Number(hostPointerSlot[0]);
+}
+
+const pageable = new Map<number, boolean>();
+/** Whether `device` reports pageable memory access (kernels may use pageable host addresses); asked once per device. */
+export function pageableAccess(device: number): boolean {
+  let yes = pageable.get(device);
+  if (yes === undefined) {
+    const value = new Int32Array(1);
+    drv.global('cuDeviceGetAttribute', value, drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
+    yes = value[0] !== 0;
+    pageable.set(device, yes);
+  }
+  return yes;
+}
+
+/** Test seam: forgets what pageableAccess learnt. @internal */
+export function forgetPageableAccess(): void {
+  pageable.clear();
 }
 
 const TWO32 = 0x100000000;

@@ -11,7 +11,11 @@ export type { CopyOptions, HostData, MemsetOptions, TypedArrayConstructor } from
 export type { MemoryLocation } from './location';
 export { CachingAllocator, type AllocatorStats } from './allocator';
 export { VirtualMemoryResource, type VirtualMemoryOptions } from './vmm';
+export { PhysicalMemory, VirtualAddressRange, type Mapping, type PhysicalMemoryOptions, type ReserveOptions } from './virtual-range';
 export { copyBatch, type BatchCopy, type CopyBatchOptions } from './copy-batch';
+export { pointerInfo, type PointerInfo, type PointerMemoryType } from './pointer-info';
+export { StridedView, type DType, type StridedViewBuffer, type StridedViewOptions } from './strided-view';
+export { DLPACK_VERSION, dlpackExportsAlive, fromDLPack, toDLPack, type FromDLPackOptions } from './dlpack';
 export {
   IpcMemoryPool, ImportedMemoryPool, SharedBuffer, SharedEvent, allowDescriptorImport, exportEvent, exportMemHandle, importPool,
   openEvent, openMemHandle, type BufferHandle, type EventHandle, type MemHandle, type PoolHandle,
