@@ -149,3 +149,33 @@ describe('doctor judgement (made-up findings)', () => {
     expect(verdict.problems.map((p) => p.message)).toEqual([expect.stringMatching(/NVRTC was not found/)]);
   });
 });
+
+describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
+  let tmp = '';
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'cuda-ts-doctor-cache-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  test('reports the runtime, the FFI in use and the cache place and size (JSON and text)', () => {
+    writeFileSync(join(tmp, 'a.kc'), new Uint8Array(3000));
+    const env = cleanEnv({ CUDA_TS_CACHE_DIR: tmp, CUDA_TS_CACHE_MAX_BYTES: String(2 ** 20) });
+    const report = JSON.parse(doctor(['doctor', '--json'], env).stdout) as DoctorReport;
+    expect(report.runtime).toEqual({ name: 'node', version: process.versions.node, ffi: 'koffi' });
+    expect(report.kernelCache).toEqual({ enabled: true, dir: tmp, maxBytes: 2 ** 20, entries: 1, bytes: 3000 });
+    const text = doctor(['doctor'], env).stdout;
+    expect(text).toContain(`Node ${process.versions.node}, FFI koffi`);
+    expect(text).toContain(`${tmp}: 1 entries, 0.0 MiB of 1.0 MiB`);
+  });
+  test('a refused CUDA_TS_FFI or cache setting is an error with its fix; an FFI this runtime lacks is a warning', () => {
+    const bad = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: 'ctypes', CUDA_TS_CACHE: 'maybe' })).stdout) as DoctorReport;
+    expect(bad.usable).toBe(false);
+    expect(bad.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'/), expect.stringMatching(/CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\)/)]),
+    );
+    const bun = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: 'bun', CUDA_TS_CACHE: '0' })).stdout) as DoctorReport;
+    expect(bun.runtime).toMatchObject({ ffi: 'bun', ffiUnavailable: expect.stringMatching(/not running under Bun/) });
+    expect(bun.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(/CUDA_TS_FFI=bun, but not running under Bun/) })]));
+    expect(bun.kernelCache?.enabled).toBe(false);
+  });
+});

@@ -3,12 +3,13 @@
 import { existsSync } from 'node:fs';
 import { diagnose } from './diagnose';
 import { formatReport } from './format';
+import { probeRuntime } from './runtime';
 import type { DoctorReport } from './report';
 
 const USAGE = `usage: cuda-ts doctor [--json]
   Reports the CUDA driver, every GPU, every CUDA library cuda-ts can find and which bindings release
   fits each, the environment overrides in effect, and each problem with its fix.
-  --json   the same as one JSON object (fields: usable, driver, gpus, releases, libraries, environment, problems)
+  --json   the same as one JSON object (fields: usable, driver, gpus, releases, libraries, environment, runtime, kernelCache, problems)
   exit status: 0 when CUDA is usable here, 1 when not`;
 
 /** Everything the doctor checks, gathered now (in this process). */
@@ -45,7 +46,10 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
     ...(nvml ? { nvml } : {}),
   };
   const missingPaths = ['CUDA_HOME', 'CUDA_PATH'].filter((v) => env[v] && !existsSync(env[v]!));
-  return { ...partial, ...diagnose(partial, missingPaths) };
+  const { runtime, kernelCache, problems } = probeRuntime(env);
+  const judged = diagnose(partial, missingPaths);
+  const all = [...judged.problems, ...problems];
+  return { ...partial, runtime, kernelCache, problems: all, usable: judged.usable && !problems.some((p) => p.severity === 'error') };
 }
 
 /** Runs the doctor with `argv` (after `doctor`), writes to stdout/stderr and returns the exit status. */

@@ -1,5 +1,6 @@
 // The doctor's one screen: the report as aligned text. Pure.
 import type { DoctorReport, GpuFinding, LibraryFinding } from './report';
+import { formatRuntime } from './runtime';
 
 function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
@@ -32,7 +33,8 @@ function libraryRow(l: LibraryFinding): string[] {
 /** The report as the lines of one screen. */
 export function formatReport(r: DoctorReport): string {
   const lines: string[] = [];
-  lines.push(`cuda-ts doctor${r.cudaTs.version ? ` (cuda-ts ${r.cudaTs.version}` : ' ('}, Node ${r.cudaTs.node}, ${r.cudaTs.platform})`);
+  const runtime = r.runtime && r.runtime.name !== 'node' ? `${r.runtime.name === 'bun' ? 'Bun' : 'Deno'} ${r.runtime.version}` : `Node ${r.cudaTs.node}`;
+  lines.push(`cuda-ts doctor${r.cudaTs.version ? ` (cuda-ts ${r.cudaTs.version}` : ' ('}, ${runtime}, ${r.cudaTs.platform})`);
 
   lines.push('', 'Driver');
   const d = r.driver;
@@ -66,6 +68,8 @@ export function formatReport(r: DoctorReport): string {
   lines.push('', `CUDA libraries (${found.length} found)`);
   if (found.length) lines.push(...table(found.map(libraryRow)));
   if (missing.length) lines.push(`  not found: ${[...new Set(missing.map((l) => l.module))].join(', ')}`);
+
+  lines.push(...formatRuntime(r.runtime, r.kernelCache));
 
   lines.push('', 'Environment');
   const env = Object.entries(r.environment);

@@ -1,5 +1,6 @@
 // What `cuda-ts doctor` found: plain data (the `--json` output), made by probe.ts, judged by
 // diagnose.ts and printed by format.ts.
+import type { KernelCacheFinding, RuntimeFinding } from './runtime';
 
 /** One shared library as found on this machine. */
 export interface LibraryFinding {
@@ -87,6 +88,10 @@ export interface DoctorReport {
   environment: Record<string, string>;
   /** NVML's view, when libnvidia-ml loaded. */
   nvml?: { version?: string; error?: string };
+  /** The JavaScript runtime and the FFI the bindings use there (./runtime). */
+  runtime?: RuntimeFinding;
+  /** The on-disk kernel cache: where, whether on, how big (./runtime). */
+  kernelCache?: KernelCacheFinding;
   problems: Problem[];
   /** True when the driver initialised and at least one GPU is visible to a release installed here. */
   usable: boolean;

@@ -1,0 +1,91 @@
+// The doctor's view of the JavaScript side: which runtime runs it, which FFI the bindings call C
+// through there, and the on-disk kernel cache (its place and size).
+import { defaultFfi, FFI_BACKENDS, type FfiBackend } from '../../support/binder';
+import { jsRuntime, jsRuntimeVersion, type JsRuntime } from '../../support/jsruntime';
+import { kernelCacheStats } from '../kernel-cache';
+import type { Problem } from './report';
+
+/** The runtime and the FFI in use. */
+export interface RuntimeFinding {
+  /** `node`, `bun` or `deno`. */
+  name: JsRuntime;
+  version: string;
+  /** The FFI the generated modules bind through by default here (CUDA_TS_FFI or the runtime's own). */
+  ffi?: FfiBackend;
+  /** Why that FFI cannot be used here (every function then stays on koffi), or why CUDA_TS_FFI is refused. */
+  ffiUnavailable?: string;
+}
+
+/** The kernel cache as found now. */
+export interface KernelCacheFinding {
+  enabled: boolean;
+  dir?: string;
+  maxBytes?: number;
+  entries?: number;
+  bytes?: number;
+  /** A setting the cache refuses. */
+  error?: string;
+}
+
+/** Why `ffi` cannot bind in this process ('' when it can); requires only the asked backend's module. */
+function unavailable(ffi: FfiBackend): string {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (ffi === 'node') return (require('../../support/nodeffi') as typeof import('../../support/nodeffi')).nodeFfiUnavailableReason();
+  if (ffi === 'bun') return (require('../../support/bunffi') as typeof import('../../support/bunffi')).bunFfiUnavailableReason();
+  if (ffi === 'deno') return (require('../../support/denoffi') as typeof import('../../support/denoffi')).denoFfiUnavailableReason();
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return '';
+}
+
+/** The runtime, its FFI and the kernel cache, with what is wrong about them. */
+export function probeRuntime(env: NodeJS.ProcessEnv = process.env): { runtime: RuntimeFinding; kernelCache: KernelCacheFinding; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const runtime: RuntimeFinding = { name: jsRuntime(), version: jsRuntimeVersion() };
+  const ffi = defaultFfi(env.CUDA_TS_FFI);
+  if ((FFI_BACKENDS as readonly string[]).includes(ffi)) {
+    runtime.ffi = ffi as FfiBackend;
+    const why = unavailable(runtime.ffi);
+    if (why) {
+      runtime.ffiUnavailable = why;
+      problems.push({ severity: 'warning', message: `CUDA_TS_FFI=${runtime.ffi}, but ${why}: every function is called through koffi`, fix: `unset CUDA_TS_FFI (the default is the runtime's own FFI under Bun and Deno, koffi under Node)` });
+    }
+  } else {
+    runtime.ffiUnavailable = ffi;
+    problems.push({ severity: 'error', message: ffi, fix: `set CUDA_TS_FFI to one of ${FFI_BACKENDS.join(', ')}, or unset it` });
+  }
+  let kernelCache: KernelCacheFinding;
+  try {
+    const s = kernelCacheStats(env);
+    kernelCache = { enabled: s.enabled, dir: s.dir, maxBytes: s.maxBytes, entries: s.entries, bytes: s.bytes };
+  } catch (e) {
+    kernelCache = { enabled: false, error: (e as Error).message };
+    problems.push({ severity: 'error', message: (e as Error).message, fix: 'fix or unset CUDA_TS_CACHE / CUDA_TS_CACHE_MAX_BYTES (see src/kernel-cache.ts)' });
+  }
+  return { runtime, kernelCache, problems };
+}
+
+const FFI_NAMES: Record<FfiBackend, string> = { koffi: 'koffi', node: 'node:ffi', bun: 'bun:ffi', deno: 'Deno.dlopen' };
+const RUNTIME_NAMES: Record<JsRuntime, string> = { node: 'Node', bun: 'Bun', deno: 'Deno' };
+
+/** The runtime and cache sections of the doctor's screen. */
+export function formatRuntime(runtime: RuntimeFinding | undefined, cache: KernelCacheFinding | undefined): string[] {
+  const lines: string[] = [];
+  if (runtime) {
+    lines.push('', 'Runtime');
+    const ffi = runtime.ffi ? `FFI ${FFI_NAMES[runtime.ffi]}${runtime.ffiUnavailable ? ` unavailable (${runtime.ffiUnavailable}): koffi` : ''}` : `FFI koffi (${runtime.ffiUnavailable})`;
+    lines.push(`  ${RUNTIME_NAMES[runtime.name]} ${runtime.version}, ${ffi}${runtime.ffi && runtime.ffi !== 'koffi' ? ', koffi for what it cannot express' : ''}`);
+  }
+  if (cache) {
+    lines.push('', 'Kernel cache');
+    if (cache.error) lines.push(`  refused: ${cache.error}`);
+    else {
+      const size = `${cache.entries ?? 0} entries, ${mib(cache.bytes ?? 0)} of ${mib(cache.maxBytes ?? 0)}`;
+      lines.push(`  ${cache.dir}: ${cache.enabled ? size : `off (CUDA_TS_CACHE=0; ${size})`}`);
+    }
+  }
+  return lines;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
