@@ -343,6 +343,12 @@ export class StoreServer {
 
   /** Checks the answer to the challenge; true once authenticated, false when the connection was refused. */
   private authenticate(conn: ServerConnection, nonce: Buffer, op: number, payload: Buffer): boolean {
+    if (this.budget.shutOut(conn.address)) {
+      // admitted before its address ran out of failures: its guess is not even looked at
+      this.unauthenticated.delete(conn);
+      this.refuse(conn, `${BUSY} this address made too many failed authentications; try later`);
+      return false;
+    }
     let why: string | undefined;
     if (op !== Op.Auth || payload.length !== 2 * NONCE_BYTES) why = 'expected authentication';
     else {

@@ -81,6 +81,7 @@ export class TcpStore {
   private readonly pending = new Map<number, Pending>();
   private readonly barriers = new Map<string, number>();
   private closedWith: Error | undefined;
+  private corked = false;
 
   private constructor(private readonly socket: net.Socket, reader: FrameReader, timeoutMs: number, size: number | undefined, private readonly maxMessageBytes: number) {
     this.timeoutMs = timeoutMs;
@@ -254,14 +255,18 @@ export class TcpStore {
     const gen = (this.barriers.get(name) ?? 0) + 1;
     this.barriers.set(name, gen);
     const base = `__barrier/${name}/${gen}`;
-    const arrived = await this.add(`${base}/count`, 1);
+    // Arrive and start waiting in one write (one round trip for all but the last to arrive).
+    const arriving = this.add(`${base}/count`, 1);
+    const released = this.wait(`${base}/done`, { timeoutMs: options.timeoutMs ?? this.timeoutMs });
+    released.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+    const arrived = await arriving;
     if (arrived === size) {
       // Everyone arrived here, so everyone left the previous generation: its key is nobody's any more.
       const previous = gen > 1 ? this.delete(`__barrier/${name}/${gen - 1}/done`) : undefined;
       await Promise.all([this.set(`${base}/done`, '1'), this.delete(`${base}/count`), previous]);
     }
     try {
-      await this.wait(`${base}/done`, { timeoutMs: options.timeoutMs ?? this.timeoutMs });
+      await released;
     } catch (e) {
       if (e instanceof StoreTimeoutError) throw new StoreTimeoutError(`${call}(${JSON.stringify(name)}): ${arrived} of ${size} processes arrived (at least) before the timeout`);
       throw e;
@@ -292,6 +297,15 @@ export class TcpStore {
         }, waitMs + ANSWER_SLACK_MS);
       }
       this.pending.set(id, p);
+      if (!this.corked) {
+        // requests made in one tick leave in one write
+        this.corked = true;
+        this.socket.cork();
+        process.nextTick(() => {
+          this.corked = false;
+          this.socket.uncork();
+        });
+      }
       this.socket.write(frame(op, id, payload));
     });
   }
