@@ -32,7 +32,7 @@ export class NvmlUnavailableError extends ObjectsError {
     super(
       where,
       OBJECTS_ERROR.unavailable,
-      `${where} needs NVML (libnvidia-ml.so.1, installed with the NVIDIA driver), which is not usable here: ${why}. ` +
+      `NVML (libnvidia-ml.so.1, installed with the NVIDIA driver) is needed and not usable here: ${why}. ` +
         'Install the NVIDIA driver, or set CUDA_TS_NVML_LIBRARY to the library path',
       { cause },
     );
