@@ -8,8 +8,10 @@ import { emitModule } from './emit';
 import type { ModuleIR } from './ir/schema';
 import { compareVersions, IRError, irPath, readIR, serializeIR, storedReleases, writeIR } from './ir/store';
 import { findModule, librariesFor, MODULES, RELEASES, SINCE_BASELINE, specForRelease, type ModuleSpec } from './modules';
-import { GeneratorError, HeadersNotFoundError, findClang } from './parse/clang';
-import { componentReleases, parseModule, toolkitLayout, toolkitVersion } from './parse';
+import { GeneratorError, HeadersNotFoundError, clangAst, findClang } from './parse/clang';
+import { componentReleases, locateHeader, parseModule, toolkitLayout, toolkitVersion } from './parse';
+import { docFactsFor } from './emit/docs-history';
+import { headerDocs, type HeaderDoc } from './emit/docs-header';
 
 export interface CliOptions {
   toolkit?: string;
@@ -22,6 +24,8 @@ export interface CliOptions {
   help: boolean;
   /** Worker processes for a --toolkit run (default: one per CPU); 1 runs in this process. */
   jobs?: number;
+  /** Carry the headers' own documentation into the TSDoc (a --toolkit run outside a cuda-ts checkout). */
+  docs: boolean;
 }
 
 export { SUPPORT_PACKAGE };
@@ -45,6 +49,9 @@ const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--i
                   named here whose headers are missing is a failure, not a skip.
   --include DIR   extra include directory, repeatable (cuDNN, NCCL live outside the toolkit)
   --jobs N        worker processes for a --toolkit run (default: the number of CPUs)
+  --docs          also carry the headers' own documentation (brief, details, parameters, returns,
+                  notes, see-also, deprecation) into the TSDoc of the tree written. NVIDIA's text: for
+                  your own tree only, so refused when --out is a cuda-ts checkout; off by default
   --check         compare instead of writing; exit 1 when anything is stale, 2 when there is
                   nothing to compare (no stored IR, no module found)
   --from-ir       without --toolkit: re-emit generated/ from the stored IR (no clang)
@@ -58,7 +65,7 @@ types) is refused at load with the file and entry named. Exit status: 0 ok, 1 st
 failed, 2 bad usage or input.`;
 
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { out: process.cwd(), include: [], check: false, fromIr: false, list: false, help: false };
+  const o: CliOptions = { out: process.cwd(), include: [], check: false, fromIr: false, list: false, help: false, docs: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -76,6 +83,7 @@ export function parseArgs(argv: string[]): CliOptions {
       if (!Number.isInteger(n) || n < 1) throw new GeneratorError(`--jobs needs a whole number ≥ 1, not "${v}"`);
       o.jobs = n;
     } else if (a === '--check') o.check = true;
+    else if (a === '--docs') o.docs = true;
     else if (a === '--from-ir') o.fromIr = true;
     else if (a === '--list') o.list = true;
     else if (a === '-h' || a === '--help') o.help = true;
@@ -145,9 +153,26 @@ export function hasSupportSources(root: string): boolean {
   return existsSync(join(root, SUPPORT_DIR, 'index.ts'));
 }
 
+/** The stored IR of `ir`'s module in each catalog release before `ir`'s, oldest first (from `root`, else
+ *  this repository): what dates each name in the docs. */
+function olderReleases(root: string, ir: ModuleIR): ModuleIR[] {
+  const repo = repositoryRoot();
+  return RELEASES.filter((r) => compareVersions(r, ir.cudaVersion) < 0).flatMap((r) => {
+    const from = [root, repo].find((d) => existsSync(irPath(d, r, ir.module)));
+    return from ? [readIR(from, r, ir.module)] : [];
+  });
+}
+
+/** The headers' documentation of a module's functions, by symbol (--docs only: NVIDIA's text). */
+function headerDocsFor(spec: ModuleSpec, job: ModuleJob): Map<string, HeaderDoc> {
+  const includes = spec.includes.filter((h) => locateHeader(job.includeDirs, h));
+  return headerDocs(clangAst({ clang: job.clang, includeDirs: job.includeDirs, includes, defines: spec.defines }));
+}
+
 /** Emitted files for `root` (see {@link hasSupportSources}). */
-function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, string> {
-  const files = emitModule(ir, specForRelease(spec, ir.cudaVersion), sinceMap(root, ir));
+function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec, own?: Map<string, HeaderDoc>): Map<string, string> {
+  const docs = { ...docFactsFor(ir, olderReleases(root, ir)), ...(own ? { headerDocs: own } : {}) };
+  const files = emitModule(ir, specForRelease(spec, ir.cudaVersion), sinceMap(root, ir), docs);
   if (hasSupportSources(root)) return files;
   const out = new Map<string, string>();
   // chunk files (typed/, raw/) sit one folder deeper
@@ -211,6 +236,8 @@ export interface ModuleJob {
   module: string;
   /** The release of this module's own pip wheel, when it differs from the toolkit's. */
   component?: string;
+  /** --docs: the headers' own documentation goes into the TSDoc. */
+  docs?: boolean;
 }
 
 /** The result of one module: lines to print, stale entries, or a one-line failure. */
@@ -238,7 +265,7 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
     }
     const ir = parseModule(spec, { clang: job.clang, includeDirs: job.includeDirs, cudaVersion: job.release, warn: (l) => out.lines.push(l) });
     if (job.component && job.component !== job.release) ir.componentVersion = job.component;
-    const files = emitFor(job.root, ir, spec);
+    const files = emitFor(job.root, ir, spec, job.docs ? headerDocsFor(spec, job) : undefined);
     const dir = join(job.root, 'generated', job.release, spec.name);
     const counts = `${String(ir.functions.length).padStart(4)} functions, ${ir.records.length + ir.enums.length + ir.typedefs.length} types`;
     const component = job.component ? ` [its headers are CUDA ${job.component}, labelled ${job.release}]` : '';
@@ -266,6 +293,8 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
 /** Everything a --toolkit run decides before its modules: the release, include folders, jobs. */
 function planToolkit(o: CliOptions, log: (s: string) => void): ModuleJob[] {
   const root = resolve(o.out);
+  // NVIDIA's documentation text must never reach this repository's committed tree
+  if (o.docs && hasSupportSources(root)) throw new GeneratorError(`--docs writes the headers' own documentation (NVIDIA's text): give --out a folder outside a cuda-ts checkout, not ${root}`);
   const layout = toolkitLayout(resolve(o.toolkit!));
   const includeDirs = [...layout.includeDirs, ...o.include.map((d) => resolve(d))];
   const clang = findClang();
@@ -277,6 +306,7 @@ function planToolkit(o: CliOptions, log: (s: string) => void): ModuleJob[] {
     return {
       root, release, includeDirs, clang, check: o.check, explicit: !!o.modules, module: spec.name,
       ...(component && component !== release ? { component } : {}),
+      ...(o.docs ? { docs: true } : {}),
     };
   });
 }
@@ -367,6 +397,7 @@ function runWithoutToolkit(o: CliOptions, log: (s: string) => void): number | un
     return 0;
   }
   if (o.toolkit) return undefined;
+  if (o.docs) throw new GeneratorError(`--docs reads the headers: it needs --toolkit\n${USAGE}`);
   if (!o.check && !o.fromIr) throw new GeneratorError(`--toolkit is required (only --check and --from-ir run from the stored IR)\n${USAGE}`);
   const root = resolve(o.out);
   const t0 = Date.now();

@@ -8,12 +8,18 @@ import { BINDING_TABLE_HEADER, writeBindingTable, type BindingEntry } from '../.
 import { Writer } from './writer';
 import { chunkPlan, writeStubs, type StubFn } from './lazy';
 import { aliasStubs } from './aliases';
+import { noDocFacts, rawFunctionDoc, stubDoc, type DocFacts } from './docs';
+import type { FunctionSem } from '../semantics';
 
 export interface EmitContext {
   model: TypeModel;
   banner: string;
   /** Release that introduced each function, when newer than the oldest stored release. */
   since: Map<string, string>;
+  /** What the TSDoc says beyond the IR (./docs.ts); absent: IR facts only. */
+  docs?: DocFacts;
+  /** The parameter semantics, in IR order, where resolved: the raw docs name each parameter's role. */
+  semantics?: FunctionSem[];
 }
 
 export function cSignature(fn: FunctionDecl): string {
@@ -148,16 +154,24 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
     const ret = qualify(model.tsType(fn.returns, 'return'));
     const since = ctx.since.get(fn.name);
     const notes = functionNotes(model, fn);
-    const doc = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
+    const facts = `\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')}`;
+    const doc = rawFunctionDoc(ctx.docs ?? noDocFacts(spec.name, ir.cudaVersion), fn, ctx.semantics?.[ir.functions.indexOf(fn)], fn.params.map((p) => safeIdent(p.name)), facts, rawReturns(model, fn));
     w.line(`let ${cache}: NativeFunction | undefined;`);
     w.line(`/** ${doc} */`);
     w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
       for (const g of guards.get(fn.name)!) w.line(g);
       w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
     });
-    byName.set(fn.name, { name: fn.name, target: fn.name, chunk, params: fn.params.map((p) => safeIdent(p.name)), doc });
+    byName.set(fn.name, { name: fn.name, target: fn.name, chunk, params: fn.params.map((p) => safeIdent(p.name)), doc: stubDoc(doc) });
   }
   return w.toString();
+}
+
+/** The raw layer's `@returns`: the module's status, or the C result. */
+function rawReturns(model: TypeModel, fn: FunctionDecl): string {
+  const ret = formatCType(fn.returns, '').trim();
+  if (ret === model.spec.status.type) return `the \`${ret}\` status, as C returns it.`;
+  return ret === 'void' ? 'nothing (`void`).' : `\`${ret}\`, as C returns it.`;
 }
 
 /** `raw.ts`: the raw layer's entry, its functions lazy stubs of the chunk files. */

@@ -12,6 +12,8 @@ import { Writer } from './writer';
 import { chunkPlan, writeStubs, type StubFn } from './lazy';
 import { aliasStubs } from './aliases';
 import { allocArray, readSlot, writeSlot } from './typed-elem';
+import { noDocFacts, stubDoc, typedFunctionDoc } from './docs';
+import { formatCType } from '../parse/ctype';
 import { planFunction, typedIdent, type CapacityPlan, type FunctionEnv, type FunctionPlan, type ParamView } from './typed-roles';
 
 export { typedIdent } from './typed-roles';
@@ -41,13 +43,20 @@ export function emitFunction(ctx: ModuleEmitContext, w: Writer, fn: FunctionDecl
   const env: FunctionEnv = { ctx, fn, params, byName: new Map(params.map((x) => [x.p.name, x])), oneShot: opts.oneShot };
   const plan = planFunction(env);
   const retType = returnType(ctx, fn, plan, opts);
-  const doc = functionDoc(ctx, fn, plan, opts);
+  const idents = plan.sig.map((x) => /^[\w$]+/.exec(x)![0]);
+  const { model } = ctx;
+  const doc = typedFunctionDoc(ctx.docs ?? noDocFacts(model.spec.name, model.ir.cudaVersion), {
+    fn, sem, outs: plan.outs.map((o) => o.name), sentences: functionDoc(ctx, fn, plan, opts),
+    params: idents.map((ident) => ({ i: params.find((x) => x.ident === ident)!.i, ident })),
+    result: opts.isStatus ? undefined : `\`${formatCType(fn.returns, '').trim()}\``,
+  });
   if (plan.slots) w.line(`let ${F}$: Scratch | undefined;`);
   w.line(`let ${F}$c: NativeFunction | undefined;`);
-  w.line(`/** ${doc.join(' ')} */`);
+  w.line(`/** ${doc} */`);
   const callbacks = params.filter((x) => x.sem.role === 'callback' && opts.oneShot(x.p.name));
   w.block(`export function ${F}(${plan.sig.join(', ')}): ${retType}`, () => writeBody(w, fn, plan, opts, callbacks));
-  return { params: plan.sig.map((x) => /^[\w$]+/.exec(x)![0]), doc: doc.join(' ') };
+  // the entry's stub keeps the summary: editors show the implementation's TSDoc (tags included) at a call
+  return { params: idents, doc: stubDoc(doc) };
 }
 
 function returnType(ctx: ModuleEmitContext, fn: FunctionDecl, plan: FunctionPlan, opts: FunctionOptions): string {
@@ -62,7 +71,6 @@ function returnType(ctx: ModuleEmitContext, fn: FunctionDecl, plan: FunctionPlan
 function functionDoc(ctx: ModuleEmitContext, fn: FunctionDecl, plan: FunctionPlan, opts: FunctionOptions): string[] {
   const { model } = ctx;
   const doc = [`\`${cSignature(fn)}\` · ${fn.header} · CUDA ${model.ir.cudaVersion}`];
-  if (plan.outs.length) doc.push(`Returns ${plan.outs.map((o) => `\`${o.name}\``).join(', ')}.`);
   // a one-shot callback takes a JS function: the raw layer's koffi.register advice does not apply
   doc.push(...functionNotes(model, fn).filter((n) => !n.startsWith('Takes a C callback') || !fn.params.some((p) => opts.oneShot(p.name))));
   doc.push(...plan.docNotes);

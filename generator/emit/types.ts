@@ -7,6 +7,7 @@ import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from 
 import { writeEnumTable, type EnumEntry } from '../../support/tables/enums';
 import { writeRecordTable, type RecordEntry, type RecordField } from '../../support/tables/records';
 import { Writer } from './writer';
+import { enumMemberDoc, fieldDoc, noDocFacts, type DocFacts } from './docs';
 
 export function fieldTsType(model: TypeModel, f: Field): string {
   const kind = model.kind(f.type);
@@ -166,7 +167,7 @@ export function storageFields(model: TypeModel, r: RecordDecl): { fields: Field[
   return { fields, members };
 }
 
-export function emitTypes(model: TypeModel, banner: string): string {
+export function emitTypes(model: TypeModel, banner: string, docs: DocFacts = noDocFacts(model.spec.name, model.ir.cudaVersion)): string {
   const { ir } = model;
   const w = new Writer();
   w.line(banner);
@@ -183,7 +184,7 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.line(`/** ${model.spec.versionMacro ?? 'The CUDA release (as CUDA_VERSION)'} of the headers these bindings were generated from. */`);
   w.line(`export const HEADER_VERSION = ${ir.versionNumber};`);
   w.blank();
-  const enumTable = [...writeEnums(w, model), ...writeTypedefs(w, model)];
+  const enumTable = [...writeEnums(w, model, docs), ...writeTypedefs(w, model)];
   w.blank();
   if (enumTable.length) {
     w.line(`// The enums' values, read on first access (Name|MEMBER=value …, or Alias=Name; see lazyEnums).`);
@@ -193,7 +194,7 @@ export function emitTypes(model: TypeModel, banner: string): string {
     w.line(`lazyEnums(module.exports, ENUMS);`);
     w.blank();
   }
-  writeRecordInterfaces(w, model);
+  writeRecordInterfaces(w, model, docs);
   writeBitfields(w, model);
   w.blank();
   writeRecordsTable(w, model);
@@ -207,14 +208,17 @@ export function emitTypes(model: TypeModel, banner: string): string {
  * from the ENUMS table, as TypeScript's enums are: name ↔ value lookup (`CUresult[0] ===
  * 'CUDA_SUCCESS'`). Hundreds of enum bodies run at import cost milliseconds. Returns their entries.
  */
-function writeEnums(w: Writer, model: TypeModel): EnumEntry[] {
+function writeEnums(w: Writer, model: TypeModel, docs: DocFacts): EnumEntry[] {
   const { ir } = model;
   const table: EnumEntry[] = [];
   for (const e of ir.enums) {
     const ts = model.enumTsName.get(e.name)!;
     w.line(`/** \`${e.name}\` · ${e.header} · CUDA ${ir.cudaVersion} */`);
     w.block(`export declare enum ${ts}`, () => {
-      for (const m of e.members) w.line(enumMember(m.name, m.value));
+      for (const m of e.members) {
+        const doc = enumMemberDoc(docs, e.name, m.name, m.value);
+        w.line(`${doc ? `/** ${doc} */ ` : ''}${enumMember(m.name, m.value)}`);
+      }
     });
     table.push({ name: ts, members: e.members });
     if (bareName(e.name) !== ts && !model.typedefs.has(bareName(e.name))) {
@@ -246,7 +250,7 @@ function writeTypedefs(w: Writer, model: TypeModel): EnumEntry[] {
 }
 
 /** Records: an interface for values (bitfields noted on their storage unit). */
-function writeRecordInterfaces(w: Writer, model: TypeModel): void {
+function writeRecordInterfaces(w: Writer, model: TypeModel, docs: DocFacts): void {
   for (const r of model.ir.records) {
     const ts = bareName(r.name);
     w.line(`/** \`${r.name}\` · ${r.size} bytes, align ${r.align} · ${r.header} */`);
@@ -255,6 +259,8 @@ function writeRecordInterfaces(w: Writer, model: TypeModel): void {
       for (const f of fields) {
         const inUnit = members.filter((m) => m.unit === f.name);
         const bits = inUnit.length ? ` // bitfields ${inUnit.map((m) => `${m.name}:${m.width}@${m.shift}`).join(', ')}: use bitfields.${ts}` : '';
+        const own = r.fields.find((x) => x.name === f.name);
+        if (own) w.line(`/** ${fieldDoc(docs, r.name, own)} */`);
         w.line(`${safeProp(f.name)}: ${fieldTsType(model, f)};${bits}`);
       }
     });

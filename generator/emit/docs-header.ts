@@ -1,0 +1,92 @@
+// `cuda-ts-gen --docs`: the headers' own documentation (Doxygen comments as clang parses them) turned
+// into TSDoc text for a user's locally generated tree. NVIDIA's text: never emitted without --docs,
+// never stored in the IR, never committed (test/docs/header-docs.test.ts checks the committed tree).
+// Doxygen markup becomes Markdown: \p and \c code, \e emphasis, \b bold, `::name` and \sa names links.
+
+/** One function's documentation from its header, as TSDoc-ready Markdown. */
+export interface HeaderDoc {
+  brief?: string;
+  details?: string;
+  /** C parameter name → its text. */
+  params: Map<string, string>;
+  returns?: string;
+  /** `{@link name}` for each \sa / \see name. */
+  see: string[];
+  deprecated?: string;
+}
+
+// clang's JSON AST, untyped
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Node = any;
+
+/** Inline markup of one comment node, as Markdown. */
+function inline(n: Node): string {
+  switch (n.kind) {
+    case 'TextComment':
+      return String(n.text ?? '');
+    case 'InlineCommandComment': {
+      const arg = (n.args ?? []).join(' ');
+      if (n.renderKind === 'monospaced' || n.name === 'p' || n.name === 'c') return `\`${arg}\``;
+      if (n.renderKind === 'emphasized' || n.name === 'e' || n.name === 'em') return `*${arg}*`;
+      if (n.renderKind === 'bold' || n.name === 'b') return `**${arg}**`;
+      return arg;
+    }
+    case 'VerbatimBlockComment':
+    case 'VerbatimLineComment':
+      // `\link #Type NAME \endlink`: the name
+      return (n.inner ?? []).map((l: Node) => String(l.text ?? '')).join(' ').replace(/\\endlink/g, '').replace(/#\w+\s+/g, '') + String(n.text ?? '');
+    default:
+      return (n.inner ?? []).map(inline).join('');
+  }
+}
+
+/** Plain Markdown of a node: whitespace collapsed, `::name` Doxygen references as code. */
+function text(n: Node): string {
+  return inline(n)
+    .replace(/\s+/g, ' ')
+    .replace(/::(\w+)/g, '`$1`')
+    .replace(/@/g, '\\@')
+    .replace(/[{}]/g, (c) => `\\${c}`)
+    .trim();
+}
+
+/** `\sa` names as links (one per name the text lists). */
+function seeLinks(n: Node): string[] {
+  const raw = inline(n);
+  return [...raw.matchAll(/::(\w+)|\b((?:cu|cuda|nvrtc|nvml|nvJitLink|cublas|cusparse|cusolver|curand|cufft|cupti|nccl|cudnn)\w*)\b/g)].map((m) => `{@link ${m[1] ?? m[2]}}`);
+}
+
+/** The header documentation of one declaration's FullComment. */
+export function headerDocOf(comment: Node): HeaderDoc {
+  const doc: HeaderDoc = { params: new Map(), see: [] };
+  const details: string[] = [];
+  for (const c of comment.inner ?? []) {
+    const t = text(c);
+    if (c.kind === 'ParamCommandComment' && typeof c.param === 'string') {
+      if (t) doc.params.set(c.param, t);
+    } else if (c.kind === 'BlockCommandComment') {
+      if (c.name === 'brief' || c.name === 'short') doc.brief = t;
+      else if (c.name === 'return' || c.name === 'returns' || c.name === 'result') doc.returns = t;
+      else if (c.name === 'sa' || c.name === 'see') doc.see.push(...seeLinks(c));
+      else if (c.name === 'deprecated') doc.deprecated = t || undefined;
+      else if (c.name === 'note' && t) details.push(`Note: ${t}`);
+      else if (c.name === 'details' && t) details.push(t);
+    } else if (c.kind === 'ParagraphComment' && t) details.push(t);
+  }
+  // without a \brief, Doxygen's first paragraph is the brief
+  if (!doc.brief && details.length) doc.brief = details.shift();
+  if (details.length) doc.details = details.join(' ');
+  doc.see = [...new Set(doc.see)];
+  return doc;
+}
+
+/** Every documented function of a clang JSON AST, by its exported symbol. */
+export function headerDocs(ast: Node): Map<string, HeaderDoc> {
+  const out = new Map<string, HeaderDoc>();
+  for (const node of ast.inner ?? []) {
+    if (node.kind !== 'FunctionDecl' || out.has(node.name)) continue;
+    const comment = (node.inner ?? []).find((c: Node) => c.kind === 'FullComment');
+    if (comment) out.set(node.name, headerDocOf(comment));
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+// TSDoc of the generated functions, enum members and record fields, built from facts the generator
+// knows (never from header prose): each parameter's direction, array and count, capacity/count pairs,
+// attribute-typed values, nullability and C type (the semantics model); the outputs; the release that
+// introduced a name (the stored releases' IR); the minimum driver; deprecation (a header attribute);
+// the Doxygen group with NVIDIA's reference page; the objects-layer method that wraps the call. A
+// user's own tree may also carry the headers' own text (`cuda-ts-gen --docs`, ./docs-header.ts).
+// Each fact is one small function of a table; a doc block is `summary` then one tag per line.
+import type { FunctionDecl, Param } from '../ir/schema';
+import { formatCType } from '../parse/ctype';
+import { elemText, type Elem, type FunctionSem, type Sem } from '../semantics';
+import { MIN_DRIVER, versionString } from '../../support/versions';
+import { referenceUrl } from './docs-links';
+import { OBJECTS_METHODS, OBJECTS_MODULE } from './docs-objects';
+import type { HeaderDoc } from './docs-header';
+
+/** What the doc builders of one module read, besides the IR. */
+export interface DocFacts {
+  module: string;
+  release: string;
+  /** The release that introduced each function, enum member (`Enum.MEMBER`) and field (`Record.field`),
+   *  when after the oldest stored release (./docs-history.ts). */
+  introduced: ReadonlyMap<string, string>;
+  /** The oldest stored release: what a name without an `introduced` entry is at least as old as. */
+  oldest: string;
+  /** The headers' own documentation by exported symbol: only under `cuda-ts-gen --docs`. */
+  headerDocs?: ReadonlyMap<string, HeaderDoc>;
+}
+
+/** No facts (a module emitted on its own): the docs keep only what the IR itself says. */
+export function noDocFacts(module: string, release: string): DocFacts {
+  return { module, release, introduced: new Map(), oldest: release };
+}
+
+/** `/** … *\/` body text: the first line, then one line per tag (the writer adds `/** ` and ` *\/`). */
+export function docBlock(summary: string, tags: string[]): string {
+  return [summary, ...tags].map(clean).join('\n * ');
+}
+
+/** The doc of an entry's lazy stub: the summary line alone. Editors and TypeScript's quick info show the
+ *  implementation's TSDoc (in the chunk file, tags included) wherever a stub is called, so the tags
+ *  are written once per function instead of twice. */
+export function stubDoc(doc: string): string {
+  return doc.split('\n')[0];
+}
+
+/** Text safe inside a doc comment. */
+function clean(text: string): string {
+  return text.replace(/\*\//g, '*\u200b/').replace(/\n/g, ' ');
+}
+
+/** The C declaration of a parameter (`const char *name`), in backticks. */
+function cDecl(p: Param): string {
+  return `\`${formatCType(p.type, '').trim()}\``;
+}
+
+/** A scalar element as the docs name it: its C spelling for the typed layer's reader. */
+function elemName(e: Elem): string {
+  return e.t === 'cstring' ? 'C string' : e.t === 'address' ? 'address' : `\`${elemText(e)}\``;
+}
+
+const nullable = (yes: boolean | undefined) => (yes ? '; null allowed' : '');
+
+/** What a parameter of each role is, for the caller of the typed layer (`in …`, `in/out …`). */
+const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Param) => string } = {
+  value: (s, p) => `in ${cDecl(p)}`,
+  recordValue: (s) => `in \`${s.record}\` by value`,
+  callback: (s, p) => `in C callback ${cDecl(p)}${nullable(s.nullable)}`,
+  string: (s) => `in string (\`const char *\`)${nullable(s.nullable)}`,
+  pointer: (s, p) => `in ${cDecl(p)}: address or host buffer${s.size ? ` covering \`${s.size}\` bytes` : ''}${s.retained ? ', kept by the library after the call' : ''}${s.nullable ? ', or null' : ''}`,
+  inRecord: (s, p) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable)}`,
+  inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${s.count ? `, its length in \`${s.count}\`` : ''}${nullable(s.nullable)}`,
+  count: (s) => `count of \`${s.of.join('`, `')}\``,
+  out: (s, p) => `out ${cDecl(p)}`,
+  inout: (s, p) => `in/out ${cDecl(p)}: this value in, the call's value returned`,
+  outRecord: (s) => `out \`${s.record}\`${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
+  inoutRecord: (s) => `in/out \`${s.record}\`: fields given here in, the record the call fills returned${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
+  outText: (s) => `out text (\`char *\`, ${typeof s.length === 'number' ? `${s.length} bytes` : `length \`${s.length}\``})`,
+  outArray: (s) => `out array of ${elemName(s.elem)}, \`${s.count}\` long`,
+  capacityArray: (s) => `out array of ${elemName(s.elem)}: its length asked first through \`${s.count}\` (capacity/count pair)`,
+  capacity: (s) => `capacity/count of \`${s.of.join('`, `')}\`: asked, then filled`,
+  attrValue: (s) => `${s.dir === 'in' ? 'in' : 'out'} value typed by \`${s.attr}\`: its type follows the attribute`,
+};
+
+function phrase(sem: Sem, p: Param): string {
+  return (TYPED_PHRASES[sem.role] as (s: Sem, p: Param) => string)(sem, p);
+}
+
+/** Counts the typed layer computes from an array's length: said on the array. */
+function derivedCount(sem: FunctionSem, name: string): string {
+  const count = sem.params.find((x) => x.sem.role === 'count' && x.sem.of.includes(name));
+  const own = sem.params.find((x) => x.name === name)?.sem;
+  if (!count || (own?.role === 'inArray' && own.count === count.name)) return '';
+  return `; its length is passed as \`${count.name}\``;
+}
+
+/** The `@param` text of one parameter of the typed layer, the header's own words first under --docs. */
+function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string): string {
+  const p = fn.params[i];
+  const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
+  const facts = `${phrase(sem.params[i].sem, p)}${derivedCount(sem, p.name)}.`;
+  return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
+}
+
+/** The `@returns` of the typed layer: each output by name, with its role. */
+function typedReturns(fn: FunctionDecl, sem: FunctionSem, outs: string[], plain: string | undefined): string | undefined {
+  const parts = outs.map((name) => {
+    const i = fn.params.findIndex((p) => p.name === name);
+    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${phrase(sem.params[i].sem, fn.params[i])}`;
+  });
+  if (parts.length === 0) return plain ? `@returns ${plain}` : undefined;
+  const shape = parts.length === 1 ? 'the value of' : `\`{ ${outs.join(', ')} }\`:`;
+  return `@returns ${plain ? `\`{ result, … }\`: ${plain}; ` : `${shape} `}${parts.join('; ')}.`;
+}
+
+/** The release facts of a function: the CUDA release of its ABI (the driver's cuGetProcAddress version)
+ *  and the oldest driver branch that has it, else the stored release that introduced it. A function
+ *  the oldest stored release already declares gets none (the module's summary names the release). */
+function releaseFacts(f: DocFacts, fn: FunctionDecl): string | undefined {
+  const proc = fn.proc ? versionString(fn.proc.version) : undefined;
+  if (proc) return `ABI of CUDA ${proc}${MIN_DRIVER[proc] ? `, driver ≥ ${MIN_DRIVER[proc]}` : ''}`;
+  const since = f.introduced.get(fn.name);
+  return since ? `Since CUDA ${since}` : undefined;
+}
+
+/** The API group and NVIDIA's page for it; modules without group pages link their reference once,
+ *  in the module's summary, not per function. */
+function groupFact(f: DocFacts, fn: FunctionDecl): string | undefined {
+  if (!fn.group) return undefined;
+  const url = referenceUrl(f.module, fn.group);
+  return url && url !== referenceUrl(f.module) ? `[NVIDIA group \`${fn.group}\`](${url})` : `Group \`${fn.group}\``;
+}
+
+/** The `@remarks`, `@see` and `@deprecated` tags every function gets, in both layers. */
+function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): string[] {
+  const tags: string[] = [];
+  const facts = [releaseFacts(f, fn), groupFact(f, fn)].filter(Boolean);
+  if (facts.length) tags.push(`@remarks ${facts.join('. ')}.`);
+  const own = f.headerDocs?.get(fn.symbol);
+  if (own?.details) tags.push(`@remarks ${own.details}`);
+  const wrapper = f.module === 'driver' ? OBJECTS_METHODS[fn.name] : undefined;
+  if (wrapper && layer === 'typed') tags.push(`@see {@link ${OBJECTS_MODULE}!${wrapper} | ${wrapper.replace('#', '.')}} (objects layer)`);
+  for (const see of own?.see ?? []) tags.push(`@see ${see}`);
+  if (fn.deprecated) tags.push(`@deprecated ${own?.deprecated ?? 'The headers mark it deprecated.'}`);
+  return tags;
+}
+
+/** The first line: the header's brief under --docs, then the facts line the emitter built. */
+function summary(f: DocFacts, fn: FunctionDecl, facts: string): string {
+  const brief = f.headerDocs?.get(fn.symbol)?.brief;
+  return brief ? `${brief} ${facts}` : facts;
+}
+
+/** Whom the typed doc describes: the C function, its semantics, its TS parameters and outputs. */
+export interface TypedDocInput {
+  fn: FunctionDecl;
+  sem: FunctionSem;
+  /** C parameter index → its TS name, for the parameters the typed function takes. */
+  params: { i: number; ident: string }[];
+  /** C names of the outputs it returns. */
+  outs: string[];
+  /** The return value's text when the C result is not a status (`result`), else undefined. */
+  result?: string;
+  /** The facts sentences the emitter already wrote (signature, header, notes, throws). */
+  sentences: string[];
+}
+
+/** The TSDoc body of a typed-layer function. */
+export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
+  const tags = d.params.map(({ i, ident }) => typedParam(f, d.fn, d.sem, i, ident));
+  const returns = typedReturns(d.fn, d.sem, d.outs, d.result);
+  if (returns) tags.push(returns);
+  const own = f.headerDocs?.get(d.fn.symbol)?.returns;
+  if (own) tags.push(`@remarks C returns: ${own}`);
+  return docBlock(summary(f, d.fn, d.sentences.join(' ')), [...tags, ...commonTags(f, d.fn, 'typed')]);
+}
+
+/** What a raw parameter is beyond its C type: what the raw caller passes (a typed array for outputs). */
+const RAW_PHRASES: { [R in Sem['role']]?: (s: Extract<Sem, { role: R }>) => string } = {
+  pointer: (s) => (s.size ? `covering \`${s.size}\` bytes` : ''),
+  inArray: (s) => `${s.inout ? 'in/out ' : ''}array${s.count ? `, \`${s.count}\` long` : ''}`,
+  count: (s) => `length of \`${s.of.join('`, `')}\``,
+  out: () => 'out: a typed array of one element',
+  inout: () => 'in/out: a typed array of one element',
+  outRecord: (s) => `out: bytes of a \`${s.record}\``,
+  inoutRecord: (s) => `in/out: bytes of a \`${s.record}\``,
+  outText: (s) => `out: a char buffer of ${typeof s.length === 'number' ? s.length : `\`${s.length}\``} bytes`,
+  outArray: (s) => `out: an array of \`${s.count}\` elements`,
+  capacityArray: (s) => `out: an array of \`*${s.count}\` elements (capacity/count pair)`,
+  capacity: (s) => `in/out: capacity of \`${s.of.join('`, `')}\` in, count out`,
+  attrValue: (s) => `${s.dir}: typed by \`${s.attr}\``,
+};
+
+/** The `@param` of a raw parameter: its C declaration and, where the model knows more, its role. */
+function rawParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem | undefined, i: number, ident: string): string {
+  const p = fn.params[i];
+  const s = sem?.params[i]?.sem;
+  const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
+  const role = s ? (RAW_PHRASES[s.role] as ((s: Sem) => string) | undefined)?.(s) : '';
+  return `@param ${ident} ${own ? `${own} ` : ''}${cDecl(p)}${role ? `, ${role}` : ''}`;
+}
+
+/** The TSDoc body of a raw-layer function. */
+export function rawFunctionDoc(f: DocFacts, fn: FunctionDecl, sem: FunctionSem | undefined, idents: string[], facts: string, returns: string): string {
+  const tags = fn.params.map((_, i) => rawParam(f, fn, sem, i, idents[i]));
+  tags.push(`@returns ${returns}`);
+  return docBlock(summary(f, fn, facts), [...tags, ...commonTags(f, fn, 'raw')]);
+}
+
+/** An enum member's doc beyond its declared value (its C type is its enum's): the value in hex when it
+ *  is a flag bit or a mask (16 and up), the release it appeared in. Undefined when there is nothing more. */
+export function enumMemberDoc(f: DocFacts, enumName: string, member: string, value: string): string | undefined {
+  const v = BigInt(value);
+  const since = f.introduced.get(`${enumName}.${member}`);
+  const bits = v >= 16n && ((v & (v - 1n)) === 0n || (v & (v + 1n)) === 0n);
+  const parts = [...(bits ? [`0x${v.toString(16)}`] : []), ...(since ? [`since CUDA ${since}`] : [])];
+  return parts.length ? parts.join(' · ') : undefined;
+}
+
+/** A record field's doc: its C type, offset and the release it appeared in. */
+export function fieldDoc(f: DocFacts, record: string, field: { name: string; type: Parameters<typeof formatCType>[0]; offset: number }): string {
+  const since = f.introduced.get(`${record}.${field.name}`);
+  return `\`${formatCType(field.type, '').trim()}\` at byte ${field.offset}${since ? ` · since CUDA ${since}` : ''}`;
+}
