@@ -1,12 +1,13 @@
-// Bad-input fuzz of the typed layer (and raw out-parameters) of the driver and runtime, each call in a
-// child process so a crash is caught and named. Prints the summary lines; exits 1 unless clean.
+// Bad-input fuzz of the typed and raw layers of the driver and runtime and of the public support
+// helpers, each call in a child process so a crash is caught and named. Prints the summary lines;
+// exits 1 unless clean.
 //   npx tsx scripts/fuzz.ts [--modules driver,runtime] [--jobs 2] [--batch 1500] [--only fnA,fnB]
-//                           [--no-raw] [--no-confirm] [--max-crashes N] [--quiet]
+//                           [--no-raw] [--no-support] [--no-confirm] [--max-crashes N] [--quiet]
 // With $OUT set, the full report is written to $OUT/fuzz.json.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runFuzz } from '../test/fuzz/harness';
-import { clean, failureTable, rawSummaryLine, reportJson, summaryLine } from '../test/fuzz/report';
+import { clean, failureTable, rawSummaryLine, reportJson, summaryLine, supportSummaryLine } from '../test/fuzz/report';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     maxCrashes: option('max-crashes') ? Number(option('max-crashes')) : undefined,
     only: option('only')?.split(','),
     raw: !flag('no-raw'),
+    support: !flag('no-support'),
     confirmCrashes: !flag('no-confirm'),
     log: quiet ? undefined : (line) => process.stderr.write(`${line}\n`),
   });
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
   if (!ok) console.log(failureTable(report));
   console.log(summaryLine(report));
   console.log(rawSummaryLine(report));
+  if (report.support.cases) console.log(supportSummaryLine(report));
   if (process.env.OUT) {
     const file = join(process.env.OUT, 'fuzz.json');
     writeFileSync(file, reportJson(report));

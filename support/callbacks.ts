@@ -6,28 +6,49 @@
 import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { CudaError } from './errors';
+import { argError } from './validate';
+
+/** Whether `t` is a koffi prototype type (what koffi.register takes, behind a pointer). */
+function isFunctionType(t: unknown): boolean {
+  if (typeof t !== 'object' || t === null) return false;
+  try {
+    return (koffi as unknown as { type(t: unknown): { primitive: string } }).type(t).primitive === 'Prototype';
+  } catch {
+    return false; // not a koffi type object
+  }
+}
 
 /** A JS function given where C expects a callback. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsCallback = (...args: any[]) => void;
 
+let pendingCount = 0;
+
 /** JS callbacks registered with a library and not yet run, in this thread. */
 export const hostCallbacks = {
-  /** How many are pending. */
-  pending: 0,
+  /** How many are pending: a non-negative integer (a count below zero would defeat the deadlock guard). */
+  get pending(): number {
+    return pendingCount;
+  },
+  set pending(n: number) {
+    if (!Number.isSafeInteger(n) || n < 0) throw argError('hostCallbacks.pending', 'value', 'a non-negative integer (one more when a callback is handed to CUDA, one less when it has run)', n);
+    pendingCount = n;
+  },
 };
 
 const drainedHooks: (() => void)[] = [];
 
 /** Runs `hook` whenever the count of pending callbacks drops to zero. */
 export function onCallbacksDrained(hook: () => void): void {
+  if (typeof hook !== 'function') throw argError('onCallbacksDrained', 'hook', 'a function', hook);
   drainedHooks.push(hook);
 }
 
-/** Called when a pending callback has run (or will never run). */
+/** Called when a pending callback has run (or will never run); refused when none is pending. */
 export function callbackSettled(): void {
-  hostCallbacks.pending--;
-  if (hostCallbacks.pending === 0) setImmediate(() => drainedHooks.forEach((h) => h()));
+  if (pendingCount === 0) throw new RangeError('callbackSettled: no JS callback is pending (each callbackSettled() must follow one hostCallbacks.pending++)');
+  pendingCount--;
+  if (pendingCount === 0) setImmediate(() => drainedHooks.forEach((h) => h()));
 }
 
 /**
@@ -38,6 +59,7 @@ export function callbackSettled(): void {
 export class HostCallbackPendingError extends CudaError {
   /** `op` names the refused call (`cuStreamSynchronize`, `Stream.synchronize()`, …); the message starts with it. */
   constructor(op: string) {
+    if (typeof op !== 'string') throw argError('HostCallbackPendingError', 'op', 'a string naming the refused call', op);
     super(
       'objects', op, -8, 'HostCallbackPendingError', undefined,
       `${op} would block the event loop while ${hostCallbacks.pending} JS callback(s) given to CUDA ` +
@@ -50,7 +72,8 @@ export class HostCallbackPendingError extends CudaError {
 
 /** Throws unless a blocking wait is safe (no JS callback pending in this thread). */
 export function assertMayBlock(op: string): void {
-  if (hostCallbacks.pending !== 0) throw new HostCallbackPendingError(op);
+  if (typeof op !== 'string') throw argError('assertMayBlock', 'op', 'a string naming the blocking call', op);
+  if (pendingCount !== 0) throw new HostCallbackPendingError(op);
 }
 
 /** A callback registered for one call; `cancel()` when the library refused it (it will never run). */
@@ -68,6 +91,8 @@ export interface OneShotCallback {
  * (an uncaught exception, as for any event callback), never into the library's thread.
  */
 export function oneShotCallback(proto: TypeObject, fn: JsCallback): OneShotCallback {
+  if (typeof fn !== 'function') throw argError('oneShotCallback', 'fn', 'a function', fn);
+  if (!isFunctionType(proto)) throw argError('oneShotCallback', 'proto', 'a koffi function prototype (koffi.proto(...) or a module\'s callbacks.X())', proto);
   let settled = false;
   const settle = (): void => {
     if (settled) return;

@@ -20,6 +20,7 @@ export class CudaError extends Error {
    * `DriverError [CUDA_ERROR_OUT_OF_MEMORY]: cuMemAlloc failed: …`, as Node's own `TypeError [ERR_X]`.
    */
   constructor(module: string, func: string, code: number, name: string, description?: string, message?: string) {
+    checkErrorArgs(new.target.name, module, func, code, name, description, message);
     super(message ?? `${func} failed: ${name} (${code})${description ? `: ${description}` : ''}`);
     this.module = module;
     this.func = func;
@@ -29,6 +30,24 @@ export class CudaError extends Error {
     // there, with `name` the status name (the documented field) everywhere else.
     stackHeader(this, `${new.target.name} [${name}]`);
   }
+}
+
+/** Throws a TypeError/RangeError naming the error class and the argument when a CudaError is made from
+ *  what it cannot carry (a status that is not an integer, a name that is not a string). */
+function checkErrorArgs(cls: string, module: unknown, func: unknown, code: unknown, name: unknown, description: unknown, message: unknown): void {
+  const strings: [string, unknown, boolean][] = [['module', module, false], ['func', func, false], ['name', name, false], ['description', description, true], ['message', message, true]];
+  for (const [param, v, optional] of strings) {
+    if (typeof v !== 'string' && !(optional && v === undefined)) throw new TypeError(`${cls}: ${param} must be a string${optional ? ' or undefined' : ''}, got ${shortly(v)}`);
+  }
+  if (typeof code !== 'number') throw new TypeError(`${cls}: code must be an integer status, got ${shortly(code)}`);
+  if (!Number.isSafeInteger(code)) throw new RangeError(`${cls}: code must be an integer status, got ${code}`);
+}
+
+function shortly(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v === null || typeof v !== 'object') return typeof v === 'function' ? 'a function' : String(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
 }
 
 // Where V8 formats `stack` on first read through an accessor (Node 21 and later: one getter/setter
@@ -85,6 +104,8 @@ function stackHeader(error: Error, header: string): void {
 export class CudaSymbolError extends CudaError {
   /** Made by the binder; `detail` says which release or driver the function needs. Its `code` is -1. */
   constructor(module: string, func: string, detail: string) {
+    checkErrorArgs(new.target.name, module, func, -1, '', undefined, undefined); // before the message is built from them
+    if (typeof detail !== 'string') throw new TypeError(`${new.target.name}: detail must be a string, got ${shortly(detail)}`);
     super(module, func, -1, 'CUDA_TS_SYMBOL_NOT_FOUND', undefined, `${func} is not available: ${detail}`);
   }
 }
@@ -95,6 +116,9 @@ export class CudaLibraryError extends CudaError {
   readonly tried: string[];
   /** Made by library discovery; its `code` is -2. */
   constructor(module: string, detail: string, tried: string[]) {
+    checkErrorArgs(new.target.name, module, '', -2, '', undefined, undefined); // before the message is built from it
+    if (typeof detail !== 'string') throw new TypeError(`${new.target.name}: detail must be a string, got ${shortly(detail)}`);
+    if (!Array.isArray(tried) || !tried.every((t) => typeof t === 'string')) throw new TypeError(`${new.target.name}: tried must be an array of strings, got ${shortly(tried)}`);
     super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND', undefined,
       `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`);
     this.tried = tried;

@@ -5,6 +5,7 @@ import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { lazyMember } from './lazy';
 import { forEachRecordLine, readRecordSpec } from './tables/records';
+import { argError, checkRecord, recordFactsOf } from './validate';
 
 /** A koffi type object. */
 export type KoffiType = TypeObject;
@@ -28,6 +29,9 @@ function resolve(t: FieldType): string | KoffiType {
 
 /** A lazily built koffi struct or union; call it to get the type. */
 export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], pack?: number): () => KoffiType {
+  if (kind !== 'struct' && kind !== 'union') throw argError('lazyRecord', 'kind', "'struct' or 'union'", kind);
+  if (typeof fields !== 'function') throw argError('lazyRecord', 'fields', 'a function returning the fields', fields);
+  if (pack !== undefined && !(Number.isSafeInteger(pack) && pack >= 0)) throw argError('lazyRecord', 'pack', 'undefined or a non-negative integer (non-zero: packed)', pack);
   let type: KoffiType | undefined;
   return () => {
     if (type) return type;
@@ -47,6 +51,8 @@ export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], 
  * `exports.records` is made on its first read, and each koffi type in it on its first call.
  */
 export function lazyRecords(exports: Record<string, unknown>, table: string): void {
+  if (typeof exports !== 'object' || exports === null) throw argError('lazyRecords', 'exports', 'a module\'s exports object', exports);
+  if (typeof table !== 'string') throw argError('lazyRecords', 'table', 'a records table string (see support/tables/records)', table);
   lazyMember(exports, 'records', () => recordsOf(table));
 }
 
@@ -73,32 +79,50 @@ function buildRecord(spec: string, records: Record<string, () => KoffiType>): Ko
   return kind === 'union' ? koffi.union(members) : koffi.struct(members);
 }
 
-/** Encodes `value` (a plain object) as `type` into `into` (or a new buffer). */
+/** Encodes `value` (a record object: every field checked, unknown fields refused) as `type` into
+ *  `into` (zeroed first; at least the record's size) or a new buffer. */
 export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array): Uint8Array {
-  const buf = into ?? new Uint8Array(koffi.sizeof(type));
+  const { size } = recordFactsOf('encodeRecord', type);
+  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(argError('encodeRecord', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
+  checkRecord('encodeRecord', 'value', type, value);
+  const buf = into ?? new Uint8Array(size);
+  if (into) into.fill(0, 0, size);
   koffi.encode(buf, type, value);
   return buf;
 }
 
-/** Decodes a record of koffi type `type` from bytes into a plain object. */
+/** Decodes a record of koffi type `type` from bytes (at least the record's size) into a plain object. */
 export function decodeRecord<T>(type: KoffiType, from: Uint8Array | ArrayBuffer): T {
+  const { size } = recordFactsOf('decodeRecord', type);
+  // an address here would make koffi read wherever it points
+  const length = ArrayBuffer.isView(from) || isArrayBuffer(from) ? from.byteLength : undefined;
+  if (length === undefined) throw new TypeError(argError('decodeRecord', 'from', 'a Uint8Array or an ArrayBuffer', from).message);
+  if (length < size) throw new RangeError(`decodeRecord: from is ${length} bytes, shorter than the ${size}-byte record`);
   return koffi.decode(from, type) as T;
 }
 
-/** Reads a NUL-terminated C string at an address. */
+/** Reads a NUL-terminated C string at an address (0, 0n or null: null). The address must be one C
+ *  gave: any other makes the process read where it points. */
 export function readCString(address: number | bigint): string | null {
-  if (!address) return null;
+  if (address === 0 || address === 0n || address === null) return null;
+  if (!(typeof address === 'number' ? address >= 4096 && Number.isSafeInteger(address) : typeof address === 'bigint' && address >= 4096n && address < 1n << 64n)) {
+    throw argError('readCString', 'address', 'an address C returned (an integer of at least 4096, or a bigint below 2**64), 0 or null', address);
+  }
   return koffi.decode(address, 'char', -1) as string;
 }
 
-/** True for values the typed layer passes through as raw pointers rather than encoding. */
+/** True for values the typed layer passes through as raw pointers rather than encoding: null, an
+ *  address (a non-negative safe integer or a bigint below 2**64), a typed array, DataView or ArrayBuffer. */
 export function isPointerLike(v: unknown): v is number | bigint | ArrayBufferView | ArrayBuffer | null {
-  return v === null || typeof v === 'number' || typeof v === 'bigint' || ArrayBuffer.isView(v) || isArrayBuffer(v);
+  if (typeof v === 'number') return v >= 0 && Number.isSafeInteger(v);
+  if (typeof v === 'bigint') return v >= 0n && v < 1n << 64n;
+  return v === null || ArrayBuffer.isView(v) || isArrayBuffer(v);
 }
 
 const utf8 = new TextDecoder();
 /** Text of a NUL-terminated C string written into a buffer. */
 export function textFrom(bytes: Uint8Array): string {
+  if (!isUint8Array(bytes)) throw new TypeError(argError('textFrom', 'bytes', 'a Uint8Array', bytes).message);
   const end = bytes.indexOf(0);
   return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
 }

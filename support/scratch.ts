@@ -1,6 +1,7 @@
 // Preallocated out-parameter storage. A koffi `_Out_` JS array costs 250-680 ns per call; a
 // typed-array slot passed as `void *` costs ~20 ns. Each typed function owns a Scratch, so a
 // callback re-entering another function never clobbers the slots a caller is about to read.
+import { argError } from './validate';
 
 /**
  * Out-parameter slots for the typed layer: one buffer of `slots` slots, passed to C through
@@ -28,9 +29,16 @@ export class Scratch {
   /** The buffer as double. */
   readonly f64: Float64Array;
   private readonly slotViews: Uint8Array[];
+  /** How many slots there are. */
+  readonly slots: number;
+  private readonly slotWords: number;
 
-  /** Allocates `slots` slots of `slotBytes` bytes each (8: any scalar or pointer). */
+  /** Allocates `slots` slots of `slotBytes` bytes each (8: any scalar or pointer; a multiple of 8). */
   constructor(slots: number, slotBytes = 8) {
+    if (!Number.isSafeInteger(slots) || slots < 1 || slots > 4096) throw scratchError('new Scratch', 'slots', 'an integer in [1, 4096]', slots);
+    if (!Number.isSafeInteger(slotBytes) || slotBytes < 8 || slotBytes % 8 !== 0 || slotBytes > 65536) throw scratchError('new Scratch', 'slotBytes', 'a multiple of 8 in [8, 65536]', slotBytes);
+    this.slots = slots;
+    this.slotWords = slotBytes / 4;
     const buffer = new ArrayBuffer(slots * slotBytes);
     this.bytes = new Uint8Array(buffer);
     this.i8 = new Int8Array(buffer);
@@ -47,18 +55,28 @@ export class Scratch {
 
   /** The pointer argument for slot `i` (8 bytes, 8-aligned). */
   slot(i: number): Uint8Array {
-    return this.slotViews[i];
+    const view = this.slotViews[i];
+    // an index past the end (or 1.5, or 'length') would reach C as NULL or as another value
+    if (typeof i !== 'number' || view === undefined) throw scratchError('Scratch.slot', 'i', `a slot index in [0, ${this.slots})`, i);
+    return view;
   }
 
-  /** Slot `i` read as a 64-bit address, as a number (no BigInt allocation). */
+  /** The first 8 bytes of slot `i` read as a 64-bit address, as a number (no BigInt allocation). */
   address(i: number): number {
-    const hi = this.u32[i * 2 + 1];
-    if (hi >= 0x200000) return Number(this.u64[i]); // beyond 2^53: exact path (never an address)
-    return hi * 0x100000000 + this.u32[i * 2];
+    if (!(typeof i === 'number' && (i >>> 0) === i && i < this.slots)) throw scratchError('Scratch.address', 'i', `a slot index in [0, ${this.slots})`, i);
+    const at = i * this.slotWords;
+    const hi = this.u32[at + 1];
+    if (hi >= 0x200000) return Number(this.u64[at / 2]); // beyond 2^53: exact path (never an address)
+    return hi * 0x100000000 + this.u32[at];
   }
 
-  /** Slot `i` as unsigned 64-bit number (sizes); exact below 2^53. */
+  /** The first 8 bytes of slot `i` as an unsigned 64-bit number (sizes); exact below 2^53. */
   size(i: number): number {
+    if (!(typeof i === 'number' && (i >>> 0) === i && i < this.slots)) throw scratchError('Scratch.size', 'i', `a slot index in [0, ${this.slots})`, i);
     return this.address(i);
   }
+}
+
+function scratchError(method: string, param: string, expected: string, got: unknown): TypeError | RangeError {
+  return argError(method, param, expected, got);
 }

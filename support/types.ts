@@ -18,7 +18,10 @@ export type Int64 = number | bigint;
 
 /** Normalises a 64-bit value koffi returned (number below 2^53, bigint above) to a number address. */
 export function toAddress(v: number | bigint): number {
-  if (typeof v === 'number') return v;
-  if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-  throw new RangeError(`address 0x${v.toString(16)} does not fit in 53 bits`);
+  if (typeof v === 'number' && v >= 0 && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  if (typeof v === 'bigint' && v >= 0n && v < 1n << 64n) throw new RangeError(`toAddress: v = 0x${v.toString(16)} does not fit in 53 bits`);
+  const what = typeof v === 'bigint' ? `${v}n` : typeof v === 'number' ? String(v) : typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : typeof v;
+  const message = `toAddress: v must be a non-negative safe integer or a bigint below 2**64, got ${what}`;
+  throw typeof v === 'number' || typeof v === 'bigint' ? new RangeError(message) : new TypeError(message);
 }

@@ -226,8 +226,10 @@ interface RecordFacts {
 }
 const recordFacts = new WeakMap<object, RecordFacts>();
 
-/** The checker and size of a koffi record or union type; a TypeError naming `helper` for anything else. */
+/** The checker and size of a koffi record or union type; a TypeError naming `helper` for anything else.
+ *  @internal (for the support package's own helpers) */
 export function recordFactsOf(helper: string, type: unknown): RecordFacts {
+  if (typeof helper !== 'string') throw new TypeError(`recordFactsOf: helper must be a string, got ${describeValue(helper)}`);
   const known = typeof type === 'object' && type !== null ? recordFacts.get(type) : undefined;
   if (known) return known;
   let info: KoffiInfo | undefined;
@@ -261,7 +263,7 @@ export function checkRecord(fn: string, param: string, type: KoffiType, value: u
 export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
   checkCaller('recordArg', fn, param, nullable);
   const { check, size } = recordFactsOf('recordArg', type);
-  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into);
+  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
   if (value === null && nullable) return null;
   const length = byteLengthOf(value);
   if (length !== undefined) {
@@ -300,9 +302,9 @@ export function recordArrayArg(fn: string, param: string, type: KoffiType, value
 /** Decodes `count` records laid out back to back in `bytes` (which must hold them all). */
 export function decodeRecords<T>(type: KoffiType, bytes: Uint8Array, count: number): T[] {
   const { size } = recordFactsOf('decodeRecords', type);
-  if (!(bytes instanceof Uint8Array)) throw makeArgError('decodeRecords', 'bytes', 'a Uint8Array', bytes);
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(makeArgError('decodeRecords', 'bytes', 'a Uint8Array', bytes).message);
   if (!Number.isSafeInteger(count) || count < 0) throw makeArgError('decodeRecords', 'count', 'a non-negative safe integer', count);
-  if (bytes.byteLength < count * size) throw new RangeError(`decodeRecords: bytes is ${bytes.byteLength} bytes, shorter than ${count} records of ${size} bytes`);
+  if (bytes.byteLength < count * size) throw new RangeError(`decodeRecords: count = ${count} records of ${size} bytes do not fit in bytes (${bytes.byteLength} bytes)`);
   const out: T[] = [];
   for (let i = 0; i < count; i++) out.push(koffi.decode(bytes.subarray(i * size, (i + 1) * size), type) as T);
   return out;
@@ -451,6 +453,6 @@ export const MAX_SAFE_INTEGER_ADDRESS = MAX_SAFE;
 
 /** The address of a host buffer (off-heap ArrayBuffer storage does not move). */
 export function addressOf(buf: ArrayBufferView | ArrayBuffer): number | bigint {
-  if (byteLengthOf(buf) === undefined) throw makeArgError('addressOf', 'buf', 'a typed array, DataView or ArrayBuffer', buf);
+  if (byteLengthOf(buf) === undefined) throw new TypeError(makeArgError('addressOf', 'buf', 'a typed array, DataView or ArrayBuffer', buf).message);
   return koffi.address(buf as unknown as ArrayBuffer) as unknown as number | bigint;
 }

@@ -3,7 +3,8 @@
 // function and the parameter. The harness is first checked on a fixture module that does each wrong thing.
 import { join } from 'node:path';
 import { runFuzz, type FuzzReport } from './fuzz/harness';
-import { clean, failureTable, rawSummaryLine, summaryLine } from './fuzz/report';
+import { supportCases } from './fuzz/support-api';
+import { clean, failureTable, rawSummaryLine, summaryLine, supportSummaryLine } from './fuzz/report';
 
 const root = join(__dirname, '..');
 
@@ -76,6 +77,30 @@ function fuzzSuite(title: string, modules: string[], batchSize: number, least: {
     });
   });
 }
+
+describe('bad-input fuzz: the public support helpers (cuda-ts/runtime-support), crash-isolated', () => {
+  let report: FuzzReport;
+  beforeAll(async () => {
+    report = await runFuzz({ root, version: '13.0', modules: [], support: true, raw: false, jobs: 2, batchSize: 2500 });
+  }, 300_000);
+
+  test('covers every public helper that takes arguments, with the values the issue named', () => {
+    expect(report.support.functions).toBeGreaterThanOrEqual(39);
+    expect(report.support.cases).toBeGreaterThan(4000);
+    const sent = new Set(supportCases(0).map((c) => `${c.fn}(${c.param} = ${c.value})`));
+    const named = ['encodeRecord(value = Uint8Array(1))', 'encodeRecord(value = [])', 'encodeRecord(value = {aa:1})', 'encodeRecord(value = {a:1.9})',
+      'encodeRecord(value = {a:2**32+3})', 'encodeRecord(value = {a:NaN})', "encodeRecord(value = {a:'x'})", 'allocLength(n = 1.5)', 'sameLength(counts = [1.5])',
+      'coversCount(count = NaN)', 'scalarArrayArg(value = Int8Array(2))', 'versionString(n = 1.5)', 'Scratch.slot(i = 12345)', 'readCString(address = 1.5)',
+      'decodeRecord(from = 12345)', 'toAddress(v = 1.5)', 'hostCallbacks.pending(value = -1)'];
+    expect(named.filter((c) => !sent.has(c))).toEqual([]);
+  });
+
+  test('0 crashes, 0 values taken silently, every error names the helper (or the call it checks) and the argument', () => {
+    if (!clean(report)) process.stderr.write(`${failureTable(report)}\n${supportSummaryLine(report)}\n`);
+    const s = report.support;
+    expect({ crashes: s.crashes, taken: s.reachedC, unnamed: s.unnamed, misattributed: s.misattributed, stopped: report.stopped }).toEqual({ crashes: 0, taken: 0, unnamed: 0, misattributed: 0, stopped: false });
+  });
+});
 
 fuzzSuite('bad-input fuzz: 13.0 driver + runtime typed layer, crash-isolated', ['driver', 'runtime'], 4000, { typedFunctions: 650, typedCases: 25_000, rawFunctions: 350, rawCases: 500 });
 

@@ -1,6 +1,6 @@
 // The run-time support and a real call into this machine's libcudart (no GPU needed).
 import { existsSync } from 'node:fs';
-import { Binder, CudaError, CudaLibraryError, CudaSymbolError, Scratch, libraryCandidates, loadLibrary, toAddress } from '../support';
+import { Binder, CudaError, CudaLibraryError, CudaSymbolError, Scratch, isPointerLike, libraryCandidates, loadLibrary, toAddress } from '../support';
 
 function findCudart(): string | undefined {
   try {
@@ -142,6 +142,23 @@ describe('out-parameter scratch and addresses', () => {
     s.u64[0] = 2n ** 60n;
     expect(s.size(0)).toBe(2 ** 60);
   });
+  test('a slot index that is not one of the slots is refused, never passed on as NULL', () => {
+    const s = new Scratch(2);
+    expect(s.slot(1).byteLength).toBe(8);
+    expect(() => s.slot(5)).toThrow(new RangeError('Scratch.slot: i must be a slot index in [0, 2), got 5'));
+    expect(() => s.slot('length' as never)).toThrow(TypeError);
+    expect(() => s.address(1.5)).toThrow(/^Scratch.address: i/);
+    expect(() => new Scratch(1.5)).toThrow(/^new Scratch: slots/);
+    expect(() => new Scratch(1, 12)).toThrow(/^new Scratch: slotBytes/);
+    // slots wider than 8 bytes: address(i) reads slot i, not the i-th 8 bytes
+    const wide = new Scratch(2, 16);
+    wide.u64[2] = 0x1234n;
+    expect(wide.address(1)).toBe(0x1234);
+  });
+  test('isPointerLike answers true only for what the typed layer takes as a pointer', () => {
+    expect([null, 0, 4096, 2n ** 63n, new Uint8Array(1), new ArrayBuffer(1), new DataView(new ArrayBuffer(1))].map(isPointerLike)).toEqual([true, true, true, true, true, true, true]);
+    expect([-1.5, -1, 1.5, NaN, 2 ** 53 + 2, -1n, 2n ** 64n, 'x', undefined, {}].map(isPointerLike)).toEqual(new Array(10).fill(false));
+  });
   test('koffi 64-bit results normalise to numbers, refusing what does not fit', () => {
     expect(toAddress(12n)).toBe(12);
     expect(toAddress(34)).toBe(34);
@@ -155,7 +172,7 @@ describe('JS callbacks given to CUDA, and blocking calls while one is pending', 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cu = require('../generated/13.0/driver') as typeof import('../generated/13.0/driver');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../support') as typeof import('../support');
+  const { callbackSettled, hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../support') as typeof import('../support');
 
   test('a one-shot callback counts as pending until it has run, and blocking typed calls refuse meanwhile', async () => {
     const proto = koffi.proto('void OneShotTest(void *)');
@@ -171,6 +188,18 @@ describe('JS callbacks given to CUDA, and blocking calls while one is pending', 
     cb.cancel(); // settling twice changes nothing
     expect(hostCallbacks.pending).toBe(0);
     await new Promise((r) => setImmediate(r)); // the registration is released on the next turn
+  });
+
+  test('the pending count cannot go below zero: a settle with none pending is refused, the guard stays armed', () => {
+    expect(hostCallbacks.pending).toBe(0);
+    expect(() => callbackSettled()).toThrow(new RangeError('callbackSettled: no JS callback is pending (each callbackSettled() must follow one hostCallbacks.pending++)'));
+    expect(() => (hostCallbacks.pending = -1)).toThrow(RangeError);
+    expect(() => (hostCallbacks.pending = 0.5)).toThrow(RangeError);
+    expect(hostCallbacks.pending).toBe(0);
+    hostCallbacks.pending++;
+    expect(() => cu.cuStreamSynchronize(0 as never)).toThrow(HostCallbackPendingError);
+    callbackSettled();
+    expect(hostCallbacks.pending).toBe(0);
   });
 
   test('a callback the library refused is cancelled, and non-blocking calls are never refused', () => {

@@ -1,12 +1,13 @@
 // The cases: for every typed function and parameter, each bad value the parameter's kind must reject,
-// the other parameters neutral; for the raw layer, typed-array out-parameters shorter than their pointee
-// or of the wrong element size.
+// the other parameters neutral; for the raw layer, host memory shorter than the pointee (typed arrays,
+// ArrayBuffers, DataViews), typed arrays of the wrong element size, strings and non-addresses for
+// pointers. The support API's cases are in support-api.ts.
 import type { CType, FuzzParam, ModuleIR } from './model';
 import { BAD_VALUES, BAD_VALUE_IDS, neutral, neutralCandidates, validity, type ArgSpec, type BadValueId, type TypedArrayName } from './values';
 
 export interface FuzzCase {
   id: number;
-  layer: 'typed' | 'raw';
+  layer: 'typed' | 'raw' | 'support';
   module: string;
   fn: string;
   /** The parameter under test (named in the expected error). */
@@ -123,27 +124,68 @@ function wrongElement(size: number): { ctor: TypedArrayName; length: number } | 
   return undefined;
 }
 
+/** A raw parameter as the raw layer's guards see it: a function pointer, a `const char *` (strings
+ *  welcome), another data pointer, or none of these (scalars, handles, records by value). */
+type RawPointer = { k: 'funcptr' } | { k: 'cstring' } | { k: 'data'; ptr: CType } | undefined;
+
+function rawPointerOf(ir: ModuleIR): (t: CType) => RawPointer {
+  const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
+  const opaque = new Set(ir.opaque);
+  const resolve = (t: CType): CType => {
+    for (let depth = 0; depth < 10 && t.kind === 'named' && !opaque.has(t.name) && typedefs.has(t.name); depth++) {
+      const next = typedefs.get(t.name)!;
+      t = t.const && (next.kind === 'builtin' || next.kind === 'named') ? { ...next, const: true } : next;
+    }
+    return t;
+  };
+  return (t) => {
+    const r = resolve(t);
+    if (r.kind === 'array') return { k: 'data', ptr: r };
+    if (r.kind !== 'pointer') return undefined;
+    const to = resolve(r.to);
+    if (to.kind === 'function') return { k: 'funcptr' };
+    const constChar = (r.to.kind === 'builtin' || r.to.kind === 'named') && r.to.const;
+    if (to.kind === 'builtin' && to.name === 'char' && (constChar || to.const)) return { k: 'cstring' };
+    return { k: 'data', ptr: r };
+  };
+}
+
 /**
- * Raw-layer cases of one module: each non-const sized pointer parameter given a Uint8Array one byte
- * shorter than its pointee, and (scalar pointees) a typed array of another element size; the others
- * are 0 / null. `exported` limits them to the raw layer's exports.
+ * Raw-layer cases of one module: each non-const sized pointer parameter given host memory one byte
+ * shorter than its pointee in each form (Uint8Array, ArrayBuffer, DataView) and (scalar pointees) a
+ * typed array of another element size; every pointer but a `const char *` given a string, a number
+ * that is no address, and undefined; every function pointer a string and a buffer. The others are
+ * 0 / null. `exported` limits them to the raw layer's exports.
  */
 export function rawCases(module: string, ir: ModuleIR, exported: Set<string>, only?: Set<string>): FuzzCase[] {
   const m = rawModel(ir);
+  const pointerOf = rawPointerOf(ir);
   const cases: FuzzCase[] = [];
   for (const f of ir.functions) {
     if (!exported.has(f.name) || (only && !only.has(f.name))) continue;
     if (f.params.some((p) => m.byValueRecord(p.type))) continue;
-    const base: ArgSpec[] = f.params.map((p) => (p.type.kind === 'pointer' ? { n: 'null' } : { n: 'zero' }));
+    const base: ArgSpec[] = f.params.map((p) => (pointerOf(p.type) ? { n: 'null' } : { n: 'zero' }));
     f.params.forEach((p, position) => {
-      const pt = m.pointee(p.type);
-      if (!pt) return;
+      const kind = pointerOf(p.type);
+      if (!kind || kind.k === 'cstring') return;
+      const pt = kind.k === 'data' && kind.ptr.kind === 'pointer' ? m.pointee(kind.ptr) : undefined;
+      const accepts = pt ? `${pt.label}* (${pt.size} B)` : kind.k === 'funcptr' ? 'function pointer' : 'pointer';
       const add = (arg: ArgSpec, value: string) => {
         const args = base.slice();
         args[position] = arg;
-        cases.push({ id: nextId++, layer: 'raw', module, fn: f.name, param: p.name, position, accepts: `${pt.label}* (${pt.size} B)`, value, args });
+        cases.push({ id: nextId++, layer: 'raw', module, fn: f.name, param: p.name, position, accepts, value, args });
       };
+      add({ bad: "'x'" }, "'x'");
+      if (kind.k === 'funcptr') {
+        add({ n: 'typed', ctor: 'Uint8Array', length: 8 }, 'Uint8Array(8)');
+        return;
+      }
+      add({ bad: '1.5' }, '1.5');
+      add({ bad: 'undefined' }, 'undefined');
+      if (!pt) return;
       if (pt.size >= 2) add({ n: 'typed', ctor: 'Uint8Array', length: pt.size - 1 }, `Uint8Array(${pt.size - 1})`);
+      add({ n: 'arraybuffer', size: pt.size - 1 }, `ArrayBuffer(${pt.size - 1})`);
+      add({ n: 'dataview', size: pt.size - 1 }, `DataView(${pt.size - 1})`);
       const wrong = pt.scalar ? wrongElement(pt.size) : undefined;
       if (wrong) add({ n: 'typed', ...wrong }, `${wrong.ctor}(${wrong.length})`);
     });

@@ -6,10 +6,11 @@ import { readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CudaError } from '../../support';
 import { materialise, type ArgSpec } from './values';
+import { callSupport } from './support-api';
 
 export interface ChildCall {
   id: number;
-  layer: 'typed' | 'raw';
+  layer: 'typed' | 'raw' | 'support';
   module: string;
   fn: string;
   args: ArgSpec[];
@@ -36,6 +37,7 @@ function describe(v: unknown): string {
   try {
     if (typeof v === 'bigint') return `${v}n`;
     if (typeof v === 'function') return 'function';
+    if (typeof v === 'symbol') return String(v);
     const s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
     return (s ?? String(v)).slice(0, 200);
   } catch {
@@ -72,8 +74,11 @@ async function main(): Promise<void> {
   const modules = new Map<string, Record<string, unknown>>();
   for (const call of request.calls) {
     const key = `${call.module}/${call.layer}`;
-    if (!modules.has(key)) modules.set(key, await load(call.module, call.layer));
-    const fn = modules.get(key)![call.fn] as ((...args: unknown[]) => unknown) | undefined;
+    if (call.layer !== 'support' && !modules.has(key)) modules.set(key, await load(call.module, call.layer));
+    const fn =
+      call.layer === 'support'
+        ? (...args: unknown[]) => callSupport(call.fn, args)
+        : (modules.get(key)![call.fn] as ((...args: unknown[]) => unknown) | undefined);
     let outcome: ChildOutcome;
     try {
       if (typeof fn !== 'function') throw new Error(`fuzz child: ${call.fn} is not exported by ${key}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ChildCall, ChildListing, ChildOutcome, ChildRequest } from './child';
 import { rawCases, typedCases, withNeutrals, type FuzzCase } from './cases';
 import { loadSignatures, readIR, type FuzzParam, type ModuleSignatures } from './model';
+import { SUPPORT_CALLER, supportCases } from './support-api';
 
 export interface FuzzOptions {
   /** Repository root. */
@@ -26,8 +27,10 @@ export interface FuzzOptions {
   timeoutPerCallMs?: number;
   /** Rounds of retrying misattributed cases with other neutral values (see neutralCandidates). */
   neutralRounds?: number;
-  /** Include the raw-layer out-parameter cases. */
+  /** Include the raw-layer cases. */
   raw?: boolean;
+  /** Include the public support helpers' cases (support-api.ts); off unless asked for. */
+  support?: boolean;
   /** Limit to these function names (debugging). */
   only?: string[];
   /** Progress lines. */
@@ -74,6 +77,8 @@ export interface FuzzReport {
   sources: Record<string, ModuleSignatures['source']>;
   typed: LayerCounts;
   raw: LayerCounts;
+  /** The public support helpers (`reachedC` there: the helper returned, taking the bad value). */
+  support: LayerCounts;
   mismatches: SignatureMismatch[];
   /** Every case that is not a correct rejection. */
   failures: CaseResult[];
@@ -86,14 +91,15 @@ const emptyCounts = (): LayerCounts => ({ functions: 0, cases: 0, rejected: 0, c
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Classifies a call's outcome against the contract. Raw cases must be RangeErrors. */
+/** Classifies a call's outcome against the contract: a TypeError or RangeError naming the function and
+ *  the parameter (a support helper may name instead the call and argument it was given to check). */
 export function classify(c: FuzzCase, o: ChildOutcome): { outcome: Outcome; detail: string } {
   if (o.r === 'returned') return { outcome: 'reachedC', detail: `returned ${o.value}` };
   const detail = `${o.cls}: ${o.msg}`;
   if (o.kind === 'CudaError') return { outcome: 'reachedC', detail };
-  const allowed = c.layer === 'raw' ? ['RangeError'] : ['TypeError', 'RangeError'];
-  if (!allowed.includes(o.kind)) return { outcome: 'unnamed', detail };
-  if (new RegExp(`^${escape(c.fn)}: ${escape(c.param)}(?![\\w$])`).test(o.msg)) return { outcome: 'rejected', detail };
+  if (o.kind !== 'TypeError' && o.kind !== 'RangeError') return { outcome: 'unnamed', detail };
+  const names = (fn: string, param: string) => new RegExp(`^${escape(fn)}: ${escape(param)}(?![\\w$])`).test(o.msg);
+  if (names(c.fn, c.param) || (c.layer === 'support' && names(SUPPORT_CALLER.fn, SUPPORT_CALLER.param))) return { outcome: 'rejected', detail };
   if (o.msg.startsWith(`${c.fn}: `)) return { outcome: 'misattributed', detail };
   return { outcome: 'unnamed', detail };
 }
@@ -159,6 +165,13 @@ function lastLine(stderr: string): string {
   return lines.length ? ` (${lines.slice(-3).join(' | ').slice(0, 300)})` : '';
 }
 
+/** An id after every case's so far (the support cases are numbered after the modules' cases). */
+function nextCaseId(cases: FuzzCase[]): number {
+  let id = 0;
+  for (const c of cases) id = Math.max(id, c.id + 1);
+  return id;
+}
+
 /** Runs the whole fuzz and returns its report. */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
@@ -177,7 +190,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   if (listed.death || listed.outcomes.length !== 1) throw new Error(`fuzz: listing the generated modules failed: ${listed.death?.what}${lastLine(listed.death?.stderr ?? '')}`);
   const listing = listed.outcomes[0] as unknown as ChildListing;
 
-  const report: FuzzReport = { version, modules, sources: {}, typed: emptyCounts(), raw: emptyCounts(), mismatches: [], failures: [], stopped: false, seconds: 0 };
+  const report: FuzzReport = { version, modules, sources: {}, typed: emptyCounts(), raw: emptyCounts(), support: emptyCounts(), mismatches: [], failures: [], stopped: false, seconds: 0 };
   const cases: FuzzCase[] = [];
   const signatures = new Map<string, Map<string, FuzzParam[]>>();
   for (const module of modules) {
@@ -205,9 +218,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       cases.push(...raw);
     }
   }
-  report.typed.cases = cases.filter((c) => c.layer === 'typed').length;
-  report.raw.cases = cases.length - report.typed.cases;
-  log(`fuzz: ${cases.length} cases (${report.typed.cases} typed, ${report.raw.cases} raw) in batches of ${batchSize}, ${jobs} at once`);
+  if (options.support) {
+    const support = supportCases(nextCaseId(cases), only);
+    report.support.functions = new Set(support.map((c) => c.fn)).size;
+    cases.push(...support);
+  }
+  for (const layer of ['typed', 'raw', 'support'] as const) report[layer].cases = cases.filter((c) => c.layer === layer).length;
+  log(`fuzz: ${cases.length} cases (${report.typed.cases} typed, ${report.raw.cases} raw, ${report.support.cases} support) in batches of ${batchSize}, ${jobs} at once`);
 
   let crashes = 0;
   const results = new Map<number, CaseResult>();
@@ -291,7 +308,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   }
 
   for (const r of results.values()) {
-    const counts = r.c.layer === 'typed' ? report.typed : report.raw;
+    const counts = report[r.c.layer];
     if (r.outcome === 'rejected') counts.rejected++;
     else {
       report.failures.push(r);

@@ -21,15 +21,24 @@ export function rawSummaryLine(r: FuzzReport): string {
   const w = r.raw;
   return (
     `fuzz raw: ${r.version} ${r.modules.join('+')}: ${plural(w.functions, 'function')}, ${plural(w.cases, 'case')} ` +
-    `(typed-array out-parameters too short / wrong element size), ${plural(w.crashes, 'crash', 'crashes')}, ` +
-    `${w.reachedC} reached C, ${w.unnamed + w.misattributed} not a RangeError naming the parameter`
+    `(host memory too short as typed arrays, ArrayBuffers and DataViews, wrong element sizes, strings, non-addresses), ` +
+    `${plural(w.crashes, 'crash', 'crashes')}, ${w.reachedC} reached C, ${w.unnamed + w.misattributed} not a TypeError/RangeError naming the parameter`
+  );
+}
+
+/** `fuzz support: … public support helpers …` (empty when the run had no support cases). */
+export function supportSummaryLine(r: FuzzReport): string {
+  const s = r.support;
+  return (
+    `fuzz support: ${plural(s.functions, 'public helper')}, ${plural(s.cases, 'case')}, ${plural(s.crashes, 'crash', 'crashes')}, ` +
+    `${s.reachedC} taken silently, ${s.unnamed + s.misattributed} not a TypeError/RangeError naming the helper and the argument`
   );
 }
 
 /** Whether the run met the contract: every case a correct rejection, every signature matched. */
 export function clean(r: FuzzReport): boolean {
   const ok = (c: LayerCounts) => c.crashes + c.reachedC + c.unnamed + c.misattributed === 0;
-  return ok(r.typed) && ok(r.raw) && r.mismatches.length === 0 && !r.stopped;
+  return ok(r.typed) && ok(r.raw) && ok(r.support) && r.mismatches.length === 0 && !r.stopped;
 }
 
 /** Failures grouped by layer, outcome, parameter kind and value, largest groups first, with examples. */
@@ -60,6 +69,7 @@ export function reportJson(r: FuzzReport): string {
     {
       summary: summaryLine(r),
       rawSummary: rawSummaryLine(r),
+      supportSummary: supportSummaryLine(r),
       clean: clean(r),
       ...r,
       failures: r.failures.map((f) => ({

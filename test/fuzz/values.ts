@@ -46,8 +46,12 @@ export type ArgSpec =
   | { n: 'jsarray' }
   | { n: 'fn' }
   | { n: 'typed'; ctor: TypedArrayName; length: number }
+  | { n: 'arraybuffer'; size: number }
+  | { n: 'dataview'; size: number }
   | { bad: BadValueId }
-  | { badField: string };
+  | { badField: string }
+  /** A value of the support-API fuzz, by id (see support-api.ts). */
+  | { s: string };
 
 const TYPED_ARRAYS = { Uint8Array, Int16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
 
@@ -96,6 +100,8 @@ export function neutral(p: FuzzParam): ArgSpec {
 
 export function materialise(a: ArgSpec): unknown {
   if ('bad' in a) return BAD_VALUES[a.bad]();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if ('s' in a) return (require('./support-api') as typeof import('./support-api')).supportValue(a.s);
   if ('badField' in a) return { [a.badField]: 'x' }; // a string in a numeric/pointer/record field: koffi.encode aborts on it
   switch (a.n) {
     case 'zero':
@@ -120,6 +126,11 @@ export function materialise(a: ArgSpec): unknown {
       return () => undefined;
     case 'typed':
       return new TYPED_ARRAYS[a.ctor](a.length);
+    case 'arraybuffer':
+      return new ArrayBuffer(a.size);
+    case 'dataview':
+      // a view into a larger buffer: a call writing past the view's end would land in real memory
+      return new DataView(new ArrayBuffer(a.size + 16), 8, a.size);
   }
 }
 
