@@ -223,6 +223,8 @@ const emitOutText: RoleEmitter<'outText'> = (s, x, plan, env) => {
   const { ident } = x;
   if (s.capacity) {
     plan.pre.push(`const ${ident}$ = new Uint8Array(${s.capacity});`);
+  } else if (typeof s.length === 'number') {
+    plan.pre.push(`const ${ident}$ = new Uint8Array(${s.length});`); // a fixed size the API documents
   } else {
     const len = env.byName.get(s.length)!;
     plan.late.push(`const ${ident}$ = new Uint8Array(Math.max(1, allocLength('${env.fn.name}', '${len.p.name}', ${len.ident})));`);
@@ -232,10 +234,11 @@ const emitOutText: RoleEmitter<'outText'> = (s, x, plan, env) => {
 };
 
 const emitOutArray: RoleEmitter<'outArray'> = (s, x, plan, env) => {
-  const count = env.byName.get(s.count)!;
-  plan.late.push(`const ${x.ident}$ = ${allocArray(s.elem, `allocLength('${env.fn.name}', '${s.count}', ${count.ident})`)};`);
+  // a fixed element count the API documents, or the input that says how many
+  const count = typeof s.count === 'number' ? undefined : env.byName.get(s.count)!;
+  plan.late.push(`const ${x.ident}$ = ${allocArray(s.elem, count ? `allocLength('${env.fn.name}', '${s.count}', ${count.ident})` : String(s.count))};`);
   plan.callArgs.push(`${x.ident}$`);
-  plan.outs.push({ name: x.p.name, type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem), value: finishArray(s.elem, `${x.ident}$`, `Number(${count.ident})`) });
+  plan.outs.push({ name: x.p.name, type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem), value: finishArray(s.elem, `${x.ident}$`, count ? `Number(${count.ident})` : String(s.count)) });
 };
 
 const emitCapacityArray: RoleEmitter<'capacityArray'> = (s, x, plan) => {

@@ -47,6 +47,21 @@ export function staleOverrides(model: TypeModel, overrides: ModuleOverrides = ov
   return Object.keys(overrides.params).filter((k) => !k.startsWith('*.') && !known.has(k));
 }
 
+/** One parameter whose role rests on a name or a default rather than a fact (header docs, const, an override). */
+export interface GuessedParam {
+  fn: string;
+  param: string;
+  /** The role as the listing writes it. */
+  role: string;
+  /** Which name rule or default decided it. */
+  guess: string;
+}
+
+/** The parameters of these functions whose roles are guesses, in order: what a review decides from facts. */
+export function guessedParams(sems: FunctionSem[]): GuessedParam[] {
+  return sems.flatMap((f) => f.params.flatMap((p) => (p.guess && p.source !== 'override' ? [{ fn: f.name, param: p.name, role: semText(p.sem), guess: p.guess }] : [])));
+}
+
 export function elemText(e: Elem): string {
   switch (e.t) {
     case 'int':

@@ -51,10 +51,12 @@ export const SemSchema = z.discriminatedUnion('role', [
   /** A record taken (optional fields) and returned; `version` stamped as for outRecord. */
   z.object({ role: z.literal('inoutRecord'), record: z.string(), version: z.number().int().optional() }),
   /** A text buffer the library fills; `length` names the parameter giving its capacity in bytes (an
-   *  input), or, with `capacity`, the in/out length pointer the typed layer fills with `capacity`. */
-  z.object({ role: z.literal('outText'), length: z.string(), capacity: z.number().int().optional() }),
-  /** An array the library fills; `count` names the input giving how many elements. */
-  z.object({ role: z.literal('outArray'), elem: ElemSchema, count: z.string() }),
+   *  input), or, with `capacity`, the in/out length pointer the typed layer fills with `capacity`; a
+   *  number is a fixed capacity the API documents (nvmlDeviceGetGspFirmwareVersion's 64 bytes). */
+  z.object({ role: z.literal('outText'), length: z.union([z.string(), z.number().int().positive()]), capacity: z.number().int().optional() }),
+  /** An array the library fills; `count` names the input giving how many elements, or is the fixed
+   *  element count the API documents (cuDeviceGetLuid's 8 bytes). */
+  z.object({ role: z.literal('outArray'), elem: ElemSchema, count: z.union([z.string(), z.number().int().positive()]) }),
   /** An array the library fills, whose length is the in/out capacity/count parameter `count`
    *  (asked first with a null array, then filled: the caller never passes a capacity). */
   z.object({ role: z.literal('capacityArray'), elem: ElemSchema, count: z.string() }),
@@ -66,7 +68,8 @@ export const SemSchema = z.discriminatedUnion('role', [
 ]);
 export type Sem = z.infer<typeof SemSchema>;
 
-export const ParamSemSchema = z.object({ name: z.string(), sem: SemSchema, source: SourceSchema, reason: z.string().optional() });
+/** `guess`: the role rests on a name or a default, not on a fact (listed by `guessedParams` for review). */
+export const ParamSemSchema = z.object({ name: z.string(), sem: SemSchema, source: SourceSchema, reason: z.string().optional(), guess: z.string().optional() });
 export type ParamSem = z.infer<typeof ParamSemSchema>;
 
 export interface FunctionSem {

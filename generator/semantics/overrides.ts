@@ -2,11 +2,11 @@
 // the documentation and the C types did not give the right answer. Keys are `function.parameter`.
 import type { ModuleOverrides } from './model';
 import { driver } from './overrides/driver';
-import { cublaslt, cufft, cufile, cupti, cusolver, nccl, nvfatbin, nvjitlink, nvrtc } from './overrides/libraries';
+import { cublas, cublaslt, cufft, cufile, cupti, cusolver, nccl, nvfatbin, nvjitlink, nvrtc } from './overrides/libraries';
 import { nvml } from './overrides/nvml';
 import { runtime } from './overrides/runtime';
 
-const TABLES: Record<string, ModuleOverrides> = { driver, runtime, nvml, nccl, cufft, cufile, cupti, cublaslt, cusolver, nvrtc, nvjitlink, nvfatbin };
+const TABLES: Record<string, ModuleOverrides> = { driver, runtime, nvml, nccl, cufft, cufile, cupti, cublas, cublaslt, cusolver, nvrtc, nvjitlink, nvfatbin };
 
 /** The override table of a module (empty when it needs none). */
 export function overridesFor(module: string): ModuleOverrides {

@@ -54,13 +54,17 @@ export function elemOf(model: TypeModel, kind: Kind, t?: import('../ir/schema').
 }
 
 /** NVML's versioned structs (`nvmlMemory_v2_t` with a leading `version` field): the value
- *  `NVML_STRUCT_VERSION(Memory, 2)` = sizeof | 2 << 24 that must be stamped before the call. */
-export function structVersion(kind: Kind): number | undefined {
+ *  `NVML_STRUCT_VERSION(Memory, 2)` = sizeof | 2 << 24 that must be stamped before the call. The
+ *  version is in the struct's name or in the typedef that names it (`typedef struct
+ *  nvmlConfComputeGetKeyRotationThresholdInfo_st {…} nvmlConfComputeGetKeyRotationThresholdInfo_v1_t`). */
+export function structVersion(kind: Kind, model?: TypeModel): number | undefined {
   if (kind.k !== 'record') return undefined;
-  const m = /^nvml\w*?_v(\d+)_(?:t|st)$/.exec(kind.ts);
   const first = kind.decl.fields[0];
-  if (!m || !first || first.name !== 'version') return undefined;
-  return (kind.decl.size | (Number(m[1]) << 24)) >>> 0;
+  if (!first || first.name !== 'version') return undefined;
+  const VERSIONED = /^nvml\w*?_v(\d+)_(?:t|st)$/;
+  const typedefs = model ? model.ir.typedefs.filter((t) => t.type.kind === 'named' && t.type.name === kind.decl.name).map((t) => t.name) : [];
+  const m = [kind.ts, ...typedefs].map((n) => VERSIONED.exec(n)).find((x) => x);
+  return m ? (kind.decl.size | (Number(m[1]) << 24)) >>> 0 : undefined;
 }
 
 /** The function being resolved: its parameters' kinds, and the pairings found before any role. */
@@ -86,8 +90,25 @@ type Source = ParamSem['source'];
 interface Resolved {
   sem: Sem;
   source: Source;
+  /** The role rests on a name or a default rather than a fact: which one (for review, never emitted). */
+  guess?: string;
 }
-const resolved = (sem: Sem, source: Source): Resolved => ({ sem, source });
+const resolved = (sem: Sem, source: Source, guess?: string): Resolved => (guess ? { sem, source, guess } : { sem, source });
+
+// Why a role is a guess: the labels `guessedParams` lists.
+const BY_DEFAULT_OUT = 'non-const pointer without a documented direction: written by default';
+const BY_DEFAULT_IN = 'non-const array without a documented direction: read by default';
+const BY_NAME_PLURAL = 'plural-looking name: caller memory of unknown length';
+const BY_NAME_COUNT = 'array paired with its count by name';
+const BY_NAME_SCALAR = 'math-library scalar output by name';
+const BY_DEFAULT_DATA = 'math-library non-const pointer: device or host data by default';
+
+/** A getter of cuBLAS, cuSPARSE or cuSOLVER (`cusparseCsrGet`, `cublasGetSmCountTarget`,
+ *  `cusparseSpGEMM_getNumProducts`, `cusolverRfExtractBundledFactorsHost`): its non-const scalar
+ *  pointers are host outputs and its `T **` the addresses it returns, never data, as in NVIDIA's own
+ *  bindings of these libraries (cuDNN's and cuFFT's getters also take arrays: not covered). */
+const MATH_GETTER = /(?:[a-z0-9](?:Get|Access|Extract)|_get)(?=[A-Z0-9_]|$)/;
+const GETTER_MODULES = new Set(['cublas', 'cusparse', 'cusolver']);
 
 /** What a parameter's header documentation says of its direction, and whether it is optional. */
 interface DocFacts {
@@ -175,10 +196,11 @@ function countedArraySem(c: Ctx, p: Param, kind: PointerKind, elem: Elem, arrayC
   const entry = c.arraysOfCount.get(arrayCount) ?? { names: [], out: false };
   entry.names.push(p.name);
   c.arraysOfCount.set(arrayCount, entry);
-  if (input && !countIsPointer) return resolved({ role: 'inArray', elem, count: arrayCount, nullable: d.optional }, kind.constTarget ? 'c' : d.src);
+  const guess = !kind.constTarget && !d.dir ? (input ? BY_DEFAULT_IN : BY_DEFAULT_OUT) : BY_NAME_COUNT;
+  if (input && !countIsPointer) return resolved({ role: 'inArray', elem, count: arrayCount, nullable: d.optional }, kind.constTarget ? 'c' : d.src, guess);
   entry.out = true;
-  if (countIsPointer) return resolved({ role: 'capacityArray', elem, count: arrayCount }, d.src);
-  return resolved({ role: 'outArray', elem, count: arrayCount }, d.src);
+  if (countIsPointer) return resolved({ role: 'capacityArray', elem, count: arrayCount }, d.src, guess);
+  return resolved({ role: 'outArray', elem, count: arrayCount }, d.src, guess);
 }
 
 /** A pointer the call reads: const, or documented [in]. */
@@ -189,7 +211,7 @@ function inPointerSem(c: Ctx, p: Param, kind: PointerKind, elem: Elem | undefine
   if (c.dataPointers && !(target.k === 'pointer' && isConstCharPointer(target))) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   if (target.k === 'void') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   if (target.k === 'record') {
-    const v = structVersion(target);
+    const v = structVersion(target, c.model);
     if (v !== undefined && !kind.constTarget) return resolved({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
     return resolved({ role: 'inRecord', record: target.ts, nullable: d.optional }, kind.constTarget ? 'c' : d.src);
   }
@@ -217,40 +239,58 @@ function charBufferSem(c: Ctx, p: Param, i: number): Resolved {
   return resolved({ role: 'pointer', nullable: true }, 'c');
 }
 
+/** Facts of the math libraries' C conventions that decide a non-const pointer before any default:
+ *  a getter's scalars and `T **` are outputs; a `size_t *` directly before the `void *` buffer it
+ *  sizes is that buffer's size in and the size needed out (cusparseSpGEMM_workEstimation: asked with
+ *  NULL, then called again with the buffer and its size). */
+function mathPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Elem | undefined): Resolved | undefined {
+  const target = kind.toKind;
+  const next = c.kinds[i + 1];
+  if (target.k === 'int' && target.isSize && next?.k === 'pointer' && next.toKind.k === 'void' && !next.constTarget) return resolved({ role: 'inout', elem: elem! }, 'c');
+  if (!GETTER_MODULES.has(c.model.spec.name) || !MATH_GETTER.test(c.fn.name)) return undefined;
+  if (target.k === 'pointer') return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
+  const scalar = target.k === 'float' || target.k === 'enum' || target.k === 'handle' || target.k === 'bool' || (target.k === 'int' && !target.isChar);
+  return scalar && elem ? resolved({ role: 'out', elem }, 'c') : undefined;
+}
+
 /** A non-const pointer: an output, an in/out value or record, or memory the caller provides. */
 function outPointerSem(c: Ctx, p: Param, i: number, kind: PointerKind, elem: Elem | undefined, d: DocFacts): Resolved {
   const target = kind.toKind;
   const doc = p.doc;
+  const math = c.dataPointers && !d.dir ? mathPointerSem(c, p, i, kind, elem) : undefined;
+  if (math) return math;
   if (target.k === 'void') return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   if (target.k === 'int' && target.isChar) return charBufferSem(c, p, i);
   if (d.dir === 'inout') {
-    if (target.k === 'record') return resolved({ role: 'inoutRecord', record: target.ts, version: structVersion(target) }, d.src);
+    if (target.k === 'record') return resolved({ role: 'inoutRecord', record: target.ts, version: structVersion(target, c.model) }, d.src);
     if (elem && elem.t !== 'record' && elem.t !== 'address') return resolved({ role: 'inout', elem }, d.src);
   }
   if (target.k === 'record') {
-    const v = structVersion(target);
+    const v = structVersion(target, c.model);
     if (v !== undefined) return resolved({ role: 'inoutRecord', record: target.ts, version: v }, 'c');
-    if (c.dataPointers && d.dir !== 'out') return resolved({ role: 'pointer', nullable: true }, 'c');
-    if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true }, 'c');
-    return resolved({ role: 'outRecord', record: target.ts }, d.src);
+    if (c.dataPointers && d.dir !== 'out') return resolved({ role: 'pointer', nullable: true }, 'c', BY_DEFAULT_DATA);
+    if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
+    return resolved({ role: 'outRecord', record: target.ts }, d.src, d.dir ? undefined : BY_DEFAULT_OUT);
   }
   if (target.k === 'funcptr') return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
   if (target.k === 'pointer') {
     if (isConstCharPointer(target)) return resolved({ role: 'out', elem: { t: 'cstring' } }, 'c');
-    if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array')) return resolved({ role: 'out', elem: { t: 'address' } }, 'c');
-    return resolved({ role: 'pointer', nullable: true }, 'c');
+    if (target.toKind.k === 'void' && !isPlural(p.name) && !doc?.cues.includes('array')) return resolved({ role: 'out', elem: { t: 'address' } }, 'c', d.dir ? undefined : BY_DEFAULT_OUT);
+    return resolved({ role: 'pointer', nullable: true }, 'c', doc?.cues.includes('array') || target.toKind.k !== 'void' ? undefined : BY_NAME_PLURAL);
   }
   if (!elem || target.k === 'array') return resolved({ role: 'pointer', nullable: true }, 'c');
   if (d.dir === 'out' && !doc?.cues.includes('array')) return resolved({ role: 'out', elem }, d.src);
   // `uint8_t *` is a byte buffer the caller provides, not one byte returned
   if (target.k === 'int' && target.bytes === 1) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
   // an array of unknown length stays a pointer the caller provides: never a one-element scratch slot
-  if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+  if (isPlural(p.name) || doc?.cues.includes('array')) return resolved({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c', doc?.cues.includes('array') ? undefined : BY_NAME_PLURAL);
   if (c.dataPointers && d.dir !== 'out') {
-    const scalarOut = target.k === 'handle' || target.k === 'enum' || (target.k === 'int' && (target.isSize || SCALAR_OUT.test(p.name)));
-    if (!scalarOut) return resolved({ role: 'pointer', nullable: true }, 'c');
+    const byName = target.k === 'int' && !target.isSize && SCALAR_OUT.test(p.name);
+    const scalarOut = target.k === 'handle' || target.k === 'enum' || (target.k === 'int' && target.isSize) || byName;
+    if (!scalarOut) return resolved({ role: 'pointer', nullable: true }, 'c', BY_DEFAULT_DATA);
+    if (byName) return resolved({ role: 'out', elem }, 'c', BY_NAME_SCALAR);
   }
-  return resolved({ role: 'out', elem }, d.src);
+  return resolved({ role: 'out', elem }, d.src, d.dir ? undefined : BY_DEFAULT_OUT);
 }
 
 /** The role of parameter `i` from the documentation and the C types (no override). */
@@ -292,8 +332,8 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     const kind = c.kinds[i];
     const o = overrides.params[`${fn.name}.${p.name}`] ?? (kind.k === 'pointer' ? overrides.params[`*.${p.name}`] : undefined);
     if (o) return fromOverride(p, kind, o);
-    const { sem, source } = resolveParam(c, p, i);
-    return { name: p.name, sem, source };
+    const { sem, source, guess } = resolveParam(c, p, i);
+    return guess ? { name: p.name, sem, source, guess } : { name: p.name, sem, source };
   });
   resolveCounts(c, result);
   return { name: fn.name, params: result };

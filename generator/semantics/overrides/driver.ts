@@ -2,6 +2,7 @@
 // state in a form the resolver reads. Each entry: what it is, and why the facts fell short.
 import type { Elem, ModuleOverrides, Override } from '../model';
 
+const u8: Elem = { t: 'int', bits: 8, signed: false };
 const u32: Elem = { t: 'int', bits: 32, signed: false };
 const i32: Elem = { t: 'int', bits: 32, signed: true };
 const u64: Elem = { t: 'int', bits: 64, signed: false };
@@ -18,6 +19,7 @@ const filled = (elem: Elem, count: string, reason: string): Override => ({ sem: 
 
 const EDGES = 'filled by the call up to the in/out count (asked first with NULL arrays); the name does not pair it with its count';
 const LOCATION_IN = 'a location the call reads (non-const in the header, undocumented)';
+const NODE_PARAMS_SET = 'the parameters the caller sets, copied into the node (non-const in the header, undocumented direction)';
 const CHECKPOINT_ARGS = 'optional arguments the call reads; non-const and plural-named in the header';
 
 const KERNEL_PARAMS = 'an array of addresses of the kernel arguments (void **), read by the launch: the caller builds it';
@@ -62,6 +64,11 @@ export const driver: ModuleOverrides = {
     'cuEventElapsedTime.pMilliseconds': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
     'cuThreadExchangeStreamCaptureMode.mode': { sem: { role: 'inout', elem: { t: 'enum', name: 'CUstreamCaptureMode', bits: 32, signed: false } }, reason: 'the new mode in, the previous mode out' },
     'cuLogsDumpToMemory.iterator': { sem: { role: 'inout', elem: u32 }, reason: 'where to start in, where it stopped out' },
+    'cuLogsDumpToFile.iterator': { sem: { role: 'inout', elem: u32 }, reason: 'an auto-advancing iterator: where to start in, the next log out (the header says so in a note, not on the parameter)' },
+    'cuGraphNodeSetParams.nodeParams': inRecord('CUgraphNodeParams_st', NODE_PARAMS_SET),
+    'cuGraphExecNodeSetParams.nodeParams': inRecord('CUgraphNodeParams_st', NODE_PARAMS_SET),
+    'cuDeviceGetLuid.luid': { sem: { role: 'outArray', elem: u8, count: 8 }, reason: 'the 8-byte LUID returned (char *, no length parameter: the size is in the function description)' },
+    'cuTexRefGetBorderColor.pBorderColor': { sem: { role: 'outArray', elem: { t: 'float', bits: 32 }, count: 4 }, reason: 'four floats returned (RGBA), as cuTexRefSetBorderColor takes them' },
     'cuTensorMapReplaceAddress.tensorMap': inoutRecord('CUtensorMap_st', 'an encoded tensor map read and rewritten with the new address'),
     'cuTexRefSetBorderColor.pBorderColor': { sem: { role: 'inArray', elem: { t: 'float', bits: 32 }, nullable: false }, reason: 'four floats read (RGBA), not returned' },
     'cuLaunchCooperativeKernelMultiDevice.launchParamsList': { sem: { role: 'inArray', elem: { t: 'record', name: 'CUDA_LAUNCH_PARAMS_st', size: 80 }, count: 'numDevices', nullable: false }, reason: 'one launch record per device' },

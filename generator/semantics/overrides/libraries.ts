@@ -17,6 +17,8 @@ export const nccl: ModuleOverrides = {
 
 export const cufft: ModuleOverrides = {
   params: {
+    'cufftXtSetWorkArea.workArea': raw('an array of work-area addresses the call reads (void **), one per GPU'),
+    'cufftXtSetWorkAreaPolicy.workSize': { sem: { role: 'pointer', nullable: true }, reason: 'reserved: the call does not write it (NULL is fine); not a size returned' },
     'cufftXtSetCallback.callback_routine': raw('an array of device callback addresses the call reads (void **), one per GPU'),
     'cufftXtSetCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
     'cufftXtSetJITCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
@@ -58,6 +60,12 @@ export const cupti: ModuleOverrides = {
     'cuptiActivitySetAttribute.valueSize': { sem: { role: 'inout', elem: size }, reason: 'the size of value in' },
     'cuptiEventGroupReadEvent.eventValueBufferSizeBytes': { sem: { role: 'inout', elem: size }, reason: 'capacity in bytes in, bytes written out' },
     'cuptiEventGroupReadEvent.eventValueBuffer': raw('caller memory of eventValueBufferSizeBytes bytes (one value per domain instance when propagated)'),
+  },
+};
+
+export const cublas: ModuleOverrides = {
+  params: {
+    'cublasSetFixedPointEmulationMantissaBitCountPointer.mantissaBitCount': raw('an int the library reads at each later emulated call (host or device memory): the caller keeps it alive', { retained: true }),
   },
 };
 

@@ -6,6 +6,7 @@ const u32: Elem = { t: 'int', bits: 32, signed: false };
 const u64: Elem = { t: 'int', bits: 64, signed: false };
 const record = (name: string, size: number): Elem => ({ t: 'record', name, size });
 
+const CPU_SET = 'a bitmask of cpuSetSize unsigned longs filled by the call (its size is named ...Size, not a count)';
 const SETTER = 'a record the call reads (a setter or query key), non-const in the header';
 const inRec = (name: string, reason = SETTER): Override => ({ sem: { role: 'inRecord', record: name, nullable: false }, reason });
 const outRec = (name: string, reason: string): Override => ({ sem: { role: 'outRecord', record: name }, reason });
@@ -20,7 +21,6 @@ const params: Record<string, Override> = {
   'nvmlDeviceSetPowerMizerMode_v1.powerMizerMode': inRec('nvmlDevicePowerMizerModes_v1_t'),
   'nvmlDeviceSetVgpuSchedulerState.pSchedulerState': inRec('nvmlVgpuSchedulerSetState_st'),
   'nvmlSetVgpuVersion.vgpuVersion': inRec('nvmlVgpuVersion_st'),
-  'nvmlSystemSetConfComputeKeyRotationThresholdInfo.pKeyRotationThrInfo': inRec('nvmlConfComputeSetKeyRotationThresholdInfo_st'),
   'nvmlDeviceModifyDrainState.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address of the device to act on'),
   'nvmlDeviceQueryDrainState.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address of the device to query'),
   'nvmlDeviceRemoveGpu.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address of the device to remove'),
@@ -54,6 +54,13 @@ const params: Record<string, Override> = {
   'nvmlVgpuInstanceGetFBCSessions.sessionCount': capacity(['sessionInfo']),
   'nvmlVgpuInstanceGetEncoderSessions.sessionInfo': filled(record('nvmlEncoderSessionInfo_st', 36), 'sessionCount'),
   'nvmlVgpuInstanceGetEncoderSessions.sessionCount': capacity(['sessionInfo']),
+  'nvmlDeviceDiscoverGpus.pciInfo': inRec('nvmlPciInfo_st', 'the PCI address to search (its domain, bus and device fields are read)'),
+  'nvmlDeviceGetConfComputeGpuAttestationReport.gpuAtstReport': { sem: { role: 'inoutRecord', record: 'nvmlConfComputeGpuAttestationReport_st' }, reason: 'the caller\'s nonce in, the report out (NVIDIA\'s bindings take the nonce)' },
+  'nvmlDeviceSetTemperatureThreshold.temp': { sem: { role: 'inout', elem: { t: 'int', bits: 32, signed: true } }, reason: 'the new threshold, read through a non-const int * (a setter)' },
+  'nvmlDeviceGetGspFirmwareVersion.version': { sem: { role: 'outText', length: 64 }, reason: 'a text buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (64) bytes; no length parameter' },
+  'nvmlDeviceGetCpuAffinity.cpuSet': { sem: { role: 'outArray', elem: u64, count: 'cpuSetSize' }, reason: CPU_SET },
+  'nvmlDeviceGetCpuAffinityWithinScope.cpuSet': { sem: { role: 'outArray', elem: u64, count: 'cpuSetSize' }, reason: CPU_SET },
+  'nvmlDeviceGetMemoryAffinity.nodeSet': { sem: { role: 'outArray', elem: u64, count: 'nodeSetSize' }, reason: 'a bitmask of nodeSetSize unsigned longs filled by the call (its size is named ...Size, not a count)' },
   'nvmlDeviceGetNumFans.numFans': scalarOut(u32),
   'nvmlDeviceGetNumGpuCores.numCores': scalarOut(u32),
   'nvmlVgpuTypeGetNumDisplayHeads.numDisplayHeads': scalarOut(u32),

@@ -15,6 +15,8 @@ const filled = (elem: Elem, count: string): Override => ({ sem: { role: 'capacit
 const capacityOf = (of: string[]): Override => ({ sem: { role: 'capacity', of, elem: size }, reason: 'capacity in, count out' });
 const deviceOut: Override = { sem: { role: 'out', elem: devicePointer }, reason: 'a device address returned through void **: branded DevicePointer as the driver\'s CUdeviceptr' };
 const LOCATION_IN = 'a location the call reads (non-const in the header, undocumented)';
+const NODE_PARAMS_SET = 'the parameters the caller sets, copied into the node (non-const in the header, undocumented direction)';
+const ITERATOR = 'an auto-advancing iterator: where to start in, the next log out (the header says so in a note, not on the parameter)';
 
 const KERNEL_ARGS = 'an array of addresses of the kernel arguments (void **), read by the launch: the caller builds it';
 const params: Record<string, Override> = {
@@ -31,6 +33,16 @@ const params: Record<string, Override> = {
   'cudaMemGetMemPool.location': { sem: { role: 'inRecord', record: 'cudaMemLocation', nullable: false }, reason: LOCATION_IN },
   'cudaMemSetMemPool.location': { sem: { role: 'inRecord', record: 'cudaMemLocation', nullable: false }, reason: LOCATION_IN },
   'cudaMemGetDefaultMemPool.location': { sem: { role: 'inRecord', record: 'cudaMemLocation', nullable: false }, reason: LOCATION_IN },
+  'cudaGraphNodeSetParams.nodeParams': { sem: { role: 'inRecord', record: 'cudaGraphNodeParams', nullable: false }, reason: NODE_PARAMS_SET },
+  'cudaGraphExecNodeSetParams.nodeParams': { sem: { role: 'inRecord', record: 'cudaGraphNodeParams', nullable: false }, reason: NODE_PARAMS_SET },
+  'cudaGraphAddNode.nodeParams': { sem: { role: 'inoutRecord', record: 'cudaGraphNodeParams' }, reason: 'read, and results written back (mem-alloc nodes: dptr; conditional nodes: phGraph_out)' },
+  'cudaGraphAddMemAllocNode.nodeParams': { sem: { role: 'inoutRecord', record: 'cudaMemAllocNodeParams' }, reason: 'read, and the allocated address written back into dptr' },
+  'cudaGraphInstantiateWithParams.instantiateParams': { sem: { role: 'inoutRecord', record: 'cudaGraphInstantiateParams_st' }, reason: 'flags and upload stream read, result_out and errNode_out written' },
+  'cudaGraphMemFreeNodeGetParams.dptr_out': deviceOut,
+  'cudaLibraryEnumerateKernels.kernels': { sem: { role: 'outArray', elem: { t: 'handle', name: 'cudaKernel_t' }, count: 'numKernels' }, reason: 'filled with numKernels handles (non-const, undocumented direction)' },
+  'cudaLibraryEnumerateKernels.numKernels': { sem: { role: 'value', elem: { t: 'int', bits: 32, signed: false } }, reason: 'how many handles to return (cudaLibraryGetKernelCount)' },
+  'cudaLogsDumpToFile.iterator': { sem: { role: 'inout', elem: { t: 'int', bits: 32, signed: false } }, reason: ITERATOR },
+  'cudaLogsDumpToMemory.iterator': { sem: { role: 'inout', elem: { t: 'int', bits: 32, signed: false } }, reason: ITERATOR },
   'cudaMemPoolImportPointer.exportData': { sem: { role: 'inRecord', record: 'cudaMemPoolPtrExportData', nullable: false }, reason: 'the exported data the call reads (non-const in the header)' },
   'cudaEventElapsedTime.ms': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
   'cudaThreadExchangeStreamCaptureMode.mode': { sem: { role: 'inout', elem: { t: 'enum', name: 'cudaStreamCaptureMode', bits: 32, signed: false } }, reason: 'the new mode in, the previous mode out' },
