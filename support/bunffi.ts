@@ -26,9 +26,11 @@ let ffi: BunFfi | null | undefined;
 function bunFfi(): BunFfi | undefined {
   if (ffi === undefined) {
     ffi = null;
-    if ((globalThis as { Bun?: unknown }).Bun !== undefined) {
+    if (process.versions.bun !== undefined) {
+      // process's builtin loader, not require: a vm context's module system (Jest's) knows no bun:ffi
+      const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      ffi = require('bun:ffi') as BunFfi;
+      ffi = ((getBuiltin ? getBuiltin('bun:ffi') : undefined) ?? require('bun:ffi')) as BunFfi;
     }
   }
   return ffi ?? undefined;

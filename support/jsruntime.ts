@@ -1,6 +1,7 @@
 // Which JavaScript runtime runs this process (Node, Bun or Deno), and its version: the Binder picks
 // its default FFI by it and `cuda-ts doctor` reports it. Bun and Deno both define `process` (Node
-// compatibility), so their own globals decide.
+// compatibility), so their own globals decide, or `process.versions` where code runs in a vm context
+// without them (Jest's test environment under Bun).
 
 /** The JavaScript runtimes cuda-ts runs under. */
 export type JsRuntime = 'node' | 'bun' | 'deno';
@@ -13,8 +14,8 @@ interface RuntimeGlobals {
 /** The runtime running this process. */
 export function jsRuntime(): JsRuntime {
   const g = globalThis as RuntimeGlobals;
-  if (g.Bun !== undefined) return 'bun';
-  if (g.Deno !== undefined) return 'deno';
+  if (g.Bun !== undefined || process.versions.bun !== undefined) return 'bun';
+  if (g.Deno !== undefined || process.versions.deno !== undefined) return 'deno';
   return 'node';
 }
 

@@ -1,10 +1,12 @@
-// The FFI seam: the same calls through koffi and through node:ffi (Node 26+), on this machine's
-// libcudart (no GPU needed: cudaGetDeviceCount answers cudaErrorInsufficientDriver (35) without a
+// The FFI seam: the same calls through koffi, node:ffi (Node 26+), bun:ffi (under Bun) and
+// Deno.dlopen (under Deno), on this machine's libcudart (no GPU needed: cudaGetDeviceCount answers cudaErrorInsufficientDriver (35) without a
 // driver, cudaRuntimeGetVersion and cudaGetErrorName need none). The node:ffi half skips with its
 // reason where the running Node has no node:ffi. `CUDA_TS_FFI=node` runs the whole unit suite with
 // the generated modules on node:ffi; the last block checks that the environment took effect.
 import { existsSync } from 'node:fs';
-import { Binder, type FfiBackend, Scratch, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
+import { Binder, type FfiBackend, Scratch, defaultFfi, jsRuntime, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
+import { bunFfiSignature, bunFfiUnavailableReason } from '../support/bunffi';
+import { denoCallPlan, denoFfiUnavailableReason } from '../support/denoffi';
 
 function hasCudart(): boolean {
   try {
@@ -41,13 +43,49 @@ describe('node:ffi signature mapping (no library needed)', () => {
   test('configure() refuses an unknown backend, and only before the first call', () => {
     const b = new Binder(runtimeSpec);
     expect(() => b.configure({ ffi: 'ctypes' as FfiBackend })).toThrow(TypeError);
-    expect(b.ffi).toBe(process.env.CUDA_TS_FFI === 'node' ? 'node' : 'koffi');
+    expect(b.ffi).toBe(defaultFfi());
+  });
+});
+
+describe('choosing the FFI (no library needed)', () => {
+  test('CUDA_TS_FFI names one of four; unset, the runtime decides (its own FFI under Bun and Deno, koffi under Node)', () => {
+    for (const b of ['koffi', 'node', 'bun', 'deno']) expect(defaultFfi(b)).toBe(b);
+    expect(defaultFfi('ctypes')).toBe("CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'");
+    expect(defaultFfi(undefined)).toBe({ node: 'koffi', bun: 'bun', deno: 'deno' }[jsRuntime()]);
+  });
+  test('an unknown CUDA_TS_FFI fails the first call with a TypeError naming it; configure() overrides it', () => {
+    const saved = process.env.CUDA_TS_FFI;
+    process.env.CUDA_TS_FFI = 'ctypes';
+    try {
+      const b = new Binder(runtimeSpec);
+      expect(() => b.bind('cudaGetLastError', 'cudaGetLastError', undefined, 'int32_t', [])).toThrow(/^cuda-ts runtime: cudaGetLastError: CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'$/);
+      const c = new Binder(runtimeSpec);
+      c.configure({ ffi: 'koffi' });
+      expect(c.ffi).toBe('koffi');
+    } finally {
+      if (saved === undefined) delete process.env.CUDA_TS_FFI;
+      else process.env.CUDA_TS_FFI = saved;
+    }
+  });
+  test('bun:ffi signatures: pointers as ptr (strings copied for char *), 64-bit results as numbers below 2^53; records and pointer results stay on koffi', () => {
+    expect(bunFfiSignature('int32_t', ['void *', 'uintptr_t', 'const char *', 'uint32_t'])).toEqual({ args: ['ptr', 'u64', 'ptr', 'u32'], returns: 'i32', strings: [2] });
+    expect(bunFfiSignature('uint64_t', ['bool', 'double'])).toEqual({ args: ['bool', 'f64'], returns: 'u64_fast', strings: [] });
+    expect(bunFfiSignature('const char *', ['int32_t'])).toMatch(/result type const char \* is not expressed through bun:ffi/);
+    expect(bunFfiSignature('int32_t', [{}])).toMatch(/parameter 0 \(a record by value\)/);
+  });
+  test('Deno signatures: integers and pointers as u64 bigints up to six parameters, their own types beyond', () => {
+    const plan = (params: string[]) => denoCallPlan((nodeFfiSignature('int32_t', params) as { args: Parameters<typeof denoCallPlan>[0] }).args);
+    expect(plan(['void *'])).toEqual({ direct: true, ffiArgs: ['u64'], padded: false });
+    expect(plan(['void *', 'int32_t', 'float'])).toEqual({ direct: true, ffiArgs: ['u64', 'u64', 'f32'], padded: false });
+    expect(plan(['void *', 'int32_t', 'uint64_t', 'void *', 'void *', 'void *', 'uint32_t'])).toEqual({ direct: false, ffiArgs: ['u64', 'i32', 'u64', 'u64', 'u64', 'u64', 'u32'], padded: false });
   });
 });
 
 const backends: [FfiBackend, string | undefined][] = [
   ['koffi', cudart ? undefined : 'libcudart.so.13 not found'],
   ['node', !cudart ? 'libcudart.so.13 not found' : nodeReason || undefined],
+  ['bun', !cudart ? 'libcudart.so.13 not found' : bunFfiUnavailableReason() || undefined],
+  ['deno', !cudart ? 'libcudart.so.13 not found' : denoFfiUnavailableReason() || undefined],
 ];
 
 for (const [backend, skip] of backends) {
@@ -76,8 +114,13 @@ for (const [backend, skip] of backends) {
       expect(f(out.subarray(2))).toBe(0);
       expect([...out]).toEqual([0, 0, 13000]);
       const dv = new DataView(new ArrayBuffer(16), 4, 4);
-      expect(f(dv)).toBe(0);
-      expect(dv.getInt32(0, true)).toBe(13000);
+      if (backend === 'koffi' && jsRuntime() === 'deno') {
+        // koffi through Deno's N-API does not take a DataView as a pointer (a TypeError, nothing written)
+        expect(() => f(dv)).toThrow(/Unexpected Buffer value, expected void \*/);
+      } else {
+        expect(f(dv)).toBe(0);
+        expect(dv.getInt32(0, true)).toBe(13000);
+      }
       expect(f(null)).not.toBe(0); // NULL: the library refuses it
       expected('cudaRuntimeGetVersion');
     });
@@ -91,11 +134,11 @@ for (const [backend, skip] of backends) {
       expect(typeof a).toBe('number');
       expect(f(0n)).toBe(a);
     });
-    test('const char * results come back as JS strings (node:ffi leaves them on koffi)', () => {
+    test('const char * results come back as JS strings (node:ffi, bun:ffi and Deno leave them on koffi)', () => {
       const f = b.bind('cudaGetErrorName', 'cudaGetErrorName', undefined, 'const char *', ['int32_t']);
       expect(f(35)).toBe('cudaErrorInsufficientDriver');
       expect(b.backendOf('cudaGetErrorName')?.backend).toBe('koffi');
-      if (backend === 'node') expect(b.backendOf('cudaGetErrorName')?.reason).toMatch(/const char \*/);
+      if (backend !== 'koffi') expect(b.backendOf('cudaGetErrorName')?.reason).toMatch(/const char \*/);
     });
     test('a missing symbol still fails at call time with the usual error', () => {
       expect(() => b.bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int32_t', [], '13.1')).toThrow(/cudaFutureFunction is not available/);
@@ -133,11 +176,13 @@ for (const [backend, skip] of backends) {
 });
 
 (cudart ? describe : describe.skip)('the generated runtime module follows CUDA_TS_FFI', () => {
-  test(`CUDA_TS_FFI=${process.env.CUDA_TS_FFI ?? '(unset)'}: typed calls go through ${process.env.CUDA_TS_FFI === 'node' && !nodeReason ? 'node:ffi' : 'koffi'}`, () => {
+  const asked = defaultFfi();
+  const reasons: Record<string, () => string> = { koffi: () => '', node: () => nodeReason, bun: bunFfiUnavailableReason, deno: denoFfiUnavailableReason };
+  const want = reasons[asked]?.() === '' ? asked : 'koffi';
+  test(`CUDA_TS_FFI=${process.env.CUDA_TS_FFI ?? '(unset)'} under ${jsRuntime()}: typed calls go through ${want}`, () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
     expect(rt.cudaRuntimeGetVersion()).toBe(13000);
-    const want = process.env.CUDA_TS_FFI === 'node' && !nodeReason ? 'node' : 'koffi';
     expect(rt.binder.backendOf('cudaRuntimeGetVersion')?.backend ?? 'koffi').toBe(want);
   });
 });
