@@ -1,6 +1,8 @@
 // Communicator and peer copies without a GPU or NCCL: argument validation happens before any native
 // call, a missing libnccl says NCCL is needed, dtype/op mapping, and what a valid call hands to NCCL.
+import { randomBytes } from 'node:crypto';
 import * as nccl from '../generated/13.0/nccl';
+import { StoreServer } from '../src/distributed/store';
 import { Communicator, NCCL_DTYPES, NCCL_OPS, NcclUnavailableError, ncclDataType, ncclRedOp } from '../src/distributed/communicator';
 import { Context } from '../src/context';
 import { Device } from '../src/device';
@@ -296,5 +298,21 @@ describe('initRank hands NCCL the id by value on the device given (NCCL mocked)'
     })).toThrow('inside');
     expect(calls).toEqual(['start', 'end', 'start', 'end']);
     expect(() => Communicator.group(async () => 1)).toThrow(/fn must be synchronous/);
+  });
+});
+
+describe('rendezvous timeouts (issue 29 §3)', () => {
+  test('timeoutMs: Infinity waits for the unique id instead of failing at once', async () => {
+    jest.spyOn(nccl.binder, 'library').mockReturnValue({} as never); // NCCL "loads"; nothing else runs
+    const token = randomBytes(32).toString('hex');
+    const server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, log: () => undefined });
+    const settled: string[] = [];
+    const meeting = Communicator.rendezvous({ rank: 1, size: 2, address: `127.0.0.1:${server.port}`, token, timeoutMs: Infinity, device: 0 });
+    meeting.then(() => settled.push('met'), (e: Error) => settled.push(e.message));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toEqual([]); // before the fix: "did not complete the handshake in time" after ~2 ms
+    await server.close();
+    await expect(meeting).rejects.toThrow(/store connection closed|closed the connection/);
+    expect(settled[0]).not.toMatch(/time/);
   });
 });
