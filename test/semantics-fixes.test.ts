@@ -50,6 +50,7 @@ const FIXED: [module: string, signature: string][] = [
   ['driver', "export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void"],
   ['driver', "export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number"],
   ['driver', "export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number }"],
+  ['driver', "export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number"],
   ['driver', "export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array"],
   ['runtime', "export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void"],
   ['runtime', "export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void"],

@@ -67,6 +67,7 @@ export const driver: ModuleOverrides = {
     'cuLogsDumpToFile.iterator': { sem: { role: 'inout', elem: u32 }, reason: 'an auto-advancing iterator: where to start in, the next log out (the header says so in a note, not on the parameter)' },
     'cuGraphNodeSetParams.nodeParams': inRecord('CUgraphNodeParams_st', NODE_PARAMS_SET),
     'cuGraphExecNodeSetParams.nodeParams': inRecord('CUgraphNodeParams_st', NODE_PARAMS_SET),
+    'cuMemGetHandleForAddressRange.handle': { sem: { role: 'out', elem: i32 }, reason: 'the dma-buf file descriptor returned (an int written through void *; the one handle type): size is the range, not this buffer' },
     'cuDeviceGetLuid.luid': { sem: { role: 'outArray', elem: u8, count: 8 }, reason: 'the 8-byte LUID returned (char *, no length parameter: the size is in the function description)' },
     'cuTexRefGetBorderColor.pBorderColor': { sem: { role: 'outArray', elem: { t: 'float', bits: 32 }, count: 4 }, reason: 'four floats returned (RGBA), as cuTexRefSetBorderColor takes them' },
     'cuTensorMapReplaceAddress.tensorMap': inoutRecord('CUtensorMap_st', 'an encoded tensor map read and rewritten with the new address'),
