@@ -628,7 +628,7 @@ describe('DLPack', () => {
       [{ deviceType: 1 }, /device type 1 is not CUDA memory/],
       [{ lanes: 4 }, /DLDataType \{ code 1, bits 16, lanes 4 \} has no cuda-ts dtype/],
       [{ shape: [-2] }, /shape\[0\] must be an integer|byteLength/],
-    ] as const) {
+    ] as [Parameters<typeof foreign>[0], RegExp][]) {
       const t = foreign(fields);
       try {
         expect(() => fromDLPack(t.at, { context: ctx })).toThrow(why);
