@@ -101,11 +101,12 @@ function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, 
   return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
 }
 
-/** The `@returns` of the typed layer: each output by name, with its role. */
-function typedReturns(fn: FunctionDecl, sem: FunctionSem, outs: string[], plain: string | undefined): string | undefined {
+/** The `@returns` of the typed layer: each output by name, with its role (and its header text under --docs). */
+function typedReturns(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, outs: string[], plain: string | undefined): string | undefined {
   const parts = outs.map((name) => {
     const i = fn.params.findIndex((p) => p.name === name);
-    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${phrase(sem.params[i].sem, fn.params[i])}`;
+    const own = f.headerDocs?.get(fn.symbol)?.params.get(name);
+    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${phrase(sem.params[i].sem, fn.params[i])})` : phrase(sem.params[i].sem, fn.params[i])}`;
   });
   if (parts.length === 0) return plain ? `@returns ${plain}` : undefined;
   const shape = parts.length === 1 ? 'the value of' : `\`{ ${outs.join(', ')} }\`:`;
@@ -139,7 +140,7 @@ function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): stri
   if (own?.details) tags.push(`@remarks ${own.details}`);
   const wrapper = f.module === 'driver' ? OBJECTS_METHODS[fn.name] : undefined;
   if (wrapper && layer === 'typed') tags.push(`@see {@link ${OBJECTS_MODULE}!${wrapper} | ${wrapper.replace('#', '.')}} (objects layer)`);
-  for (const see of own?.see ?? []) tags.push(`@see ${see}`);
+  if (own?.see.length) tags.push(`@see ${own.see.join(', ')}`);
   if (fn.deprecated) tags.push(`@deprecated ${own?.deprecated ?? 'The headers mark it deprecated.'}`);
   return tags;
 }
@@ -147,7 +148,7 @@ function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): stri
 /** The first line: the header's brief under --docs, then the facts line the emitter built. */
 function summary(f: DocFacts, fn: FunctionDecl, facts: string): string {
   const brief = f.headerDocs?.get(fn.symbol)?.brief;
-  return brief ? `${brief} ${facts}` : facts;
+  return brief ? `${brief}${/[.!?:]$/.test(brief) ? '' : '.'} ${facts}` : facts;
 }
 
 /** Whom the typed doc describes: the C function, its semantics, its TS parameters and outputs. */
@@ -167,7 +168,7 @@ export interface TypedDocInput {
 /** The TSDoc body of a typed-layer function. */
 export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
   const tags = d.params.map(({ i, ident }) => typedParam(f, d.fn, d.sem, i, ident));
-  const returns = typedReturns(d.fn, d.sem, d.outs, d.result);
+  const returns = typedReturns(f, d.fn, d.sem, d.outs, d.result);
   if (returns) tags.push(returns);
   const own = f.headerDocs?.get(d.fn.symbol)?.returns;
   if (own) tags.push(`@remarks C returns: ${own}`);
