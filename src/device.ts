@@ -38,7 +38,8 @@ export class Device {
 
   /** Device `ordinal` (RangeError outside 0..count-1). */
   static get(ordinal = 0): Device {
-    if (typeof ordinal !== 'number' || !Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`Device.get: ordinal must be a non-negative integer, got ${describe(ordinal)}`);
+    if (typeof ordinal !== 'number') throw new TypeError(`Device.get: ordinal must be a number, got ${describe(ordinal)}`);
+    if (!Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`Device.get: ordinal must be a non-negative integer, got ${describe(ordinal)}`);
     const hit = devices.get(ordinal);
     if (hit) return hit;
     const n = Device.count();

@@ -2,7 +2,7 @@
 // shared through a 64-byte IPC handle (cuIpcGetEventHandle / cuIpcOpenEventHandle).
 import * as drv from './driver';
 import { Context, contextOf } from './context';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { poll, type PollOptions } from './poll';
@@ -68,6 +68,7 @@ export class Event extends Resource {
    */
   static create(options: EventOptions = {}): Event {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Event.create: options must be an object, got ${describe(options)}`);
+    checkKeys('Event.create', options, ['timing', 'blocking', 'interprocess', 'context']);
     let flags = F.CU_EVENT_DEFAULT;
     const timing = options.timing === undefined ? true : flag('timing', options.timing);
     if (!timing) flags |= F.CU_EVENT_DISABLE_TIMING;

@@ -87,6 +87,8 @@ export interface LaunchConfigInit {
 }
 
 const CONFIG_KEYS = new Set(['grid', 'block', 'sharedMemBytes', 'cluster', 'cooperative', 'programmaticDependentLaunch', 'priority', 'memSyncDomain', 'memSyncDomainMap']);
+/** The fields of a LaunchConfigInit, as messages show them. */
+const CONFIG_SHAPE = `{ ${[...CONFIG_KEYS].map((k) => (k === 'grid' || k === 'block' ? k : `${k}?`)).join(', ')} }`;
 const CONFIG_BYTES = 56;
 const ATTR_BYTES = 72;
 const LA = drv.CUlaunchAttributeID;
@@ -141,7 +143,7 @@ export class LaunchConfig {
    */
   constructor(init: LaunchConfigInit) {
     const W = 'LaunchConfig';
-    if (typeof init !== 'object' || init === null) throw new TypeError(`${W} expects { grid, block, sharedMemBytes?, cluster?, cooperative? }, got ${describe(init)}`);
+    if (typeof init !== 'object' || init === null) throw new TypeError(`${W} expects ${CONFIG_SHAPE}, got ${describe(init)}`);
     for (const k of Object.keys(init)) if (!CONFIG_KEYS.has(k)) throw new TypeError(`${W}: unknown field '${k}' (expected ${[...CONFIG_KEYS].join(', ')})`);
     if (init.grid === undefined) throw new TypeError(`${W}: grid is required (or use LaunchConfig.linear(n, blockSize))`);
     if (init.block === undefined) throw new TypeError(`${W}: block is required (or use LaunchConfig.linear(n, blockSize))`);
@@ -222,7 +224,9 @@ function domainMap(where: string, m: unknown): { readonly default: number; reado
   return Object.freeze({ default: o.default as number, remote: o.remote as number });
 }
 
-/** `c` as a LaunchConfig (encoded now when it is a LaunchConfigInit). */
-export function configOf(c: LaunchConfig | LaunchConfigInit): LaunchConfig {
-  return c instanceof LaunchConfig ? c : new LaunchConfig(c);
+/** `c` as a LaunchConfig (encoded now when it is a LaunchConfigInit); `where` names the call in the message for a non-object. */
+export function configOf(c: LaunchConfig | LaunchConfigInit, where = 'LaunchConfig'): LaunchConfig {
+  if (c instanceof LaunchConfig) return c;
+  if (typeof c !== 'object' || c === null) throw new TypeError(`${where}: config must be a LaunchConfig or ${CONFIG_SHAPE}, got ${describe(c)}`);
+  return new LaunchConfig(c);
 }

@@ -7,7 +7,7 @@ import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFro
 import { BuildError, CudaError, OBJECTS_ERROR, ObjectsError } from './errors';
 import { loadNvJitLink, type nvjitlink as jit } from './releases';
 import { Context, contextOf } from './context';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
@@ -115,6 +115,7 @@ export class Linker extends Resource {
    */
   constructor(options: LinkerOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Linker: options must be an object, got ${describe(options)}`);
+    checkKeys('Linker', options, ['arch', 'lto', 'options', 'driver', 'context', 'cache']);
     if (options.arch !== undefined && typeof options.arch !== 'string') throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
     for (const k of ['lto', 'driver', 'cache'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
     const cacheConfig = kernelCacheConfig(process.env, 'Linker');

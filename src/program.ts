@@ -1,6 +1,7 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
 import { textFrom } from '../support';
 import { BuildError, CudaError, OBJECTS_ERROR, ObjectsError } from './errors';
+import { checkKeys, describe } from './describe';
 import { loadNvrtc, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
@@ -95,7 +96,12 @@ export class Program extends Resource {
    * @throws TypeError when `source` or a header is not a string; a CudaError when NVRTC fails
    */
   constructor(source: string, options: ProgramOptions = {}) {
-    if (typeof source !== 'string') throw new TypeError('Program: expects CUDA C++ source text');
+    if (typeof source !== 'string') throw new TypeError(`Program: source must be CUDA C++ source text (a string), got ${describe(source)}`);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Program: options must be an object, got ${describe(options)}`);
+    checkKeys('Program', options, ['name', 'headers', 'nameExpressions']);
+    if (options.name !== undefined && typeof options.name !== 'string') throw new TypeError(`Program: name must be a string, got ${describe(options.name)}`);
+    if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) throw new TypeError(`Program: headers must be an object of include name → source text, got ${describe(options.headers)}`);
+    if (options.nameExpressions !== undefined && !Array.isArray(options.nameExpressions)) throw new TypeError(`Program: nameExpressions must be an array of strings, got ${describe(options.nameExpressions)}`);
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
     for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`Program: header ${k} must be source text`);

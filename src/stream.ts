@@ -12,7 +12,7 @@ import { koffi } from '../support';
 import { readFileSync } from 'node:fs';
 import * as drv from './driver';
 import { Context, contextOf } from './context';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
@@ -79,8 +79,9 @@ function readable(addr: number): boolean {
 
 function handleNumber(where: string, h: unknown): number {
   const n = typeof h === 'bigint' && h >= 0n && h <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(h) : h;
+  if (typeof n !== 'number' && typeof n !== 'bigint') throw new TypeError(`${where}: a CUstream handle must be a number or bigint, got ${describe(h)}`);
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new TypeError(`${where}: a CUstream handle must be a non-negative safe integer (number or bigint), got ${describe(h)}`);
+    throw new RangeError(`${where}: a CUstream handle must be a non-negative safe integer (number or bigint), got ${describe(h)}`);
   }
   return n;
 }
@@ -200,7 +201,9 @@ export class Stream extends Resource {
   static create(options: StreamOptions = {}): Stream {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Stream.create: options must be an object, got ${describe(options)}`);
     if (options.nonBlocking !== undefined && typeof options.nonBlocking !== 'boolean') throw new TypeError(`Stream.create: nonBlocking must be a boolean, got ${describe(options.nonBlocking)}`);
-    if (options.priority !== undefined && (!Number.isInteger(options.priority) || Math.abs(options.priority) > 0x7fffffff)) throw new TypeError(`Stream.create: priority must be a 32-bit integer, got ${describe(options.priority)}`);
+    checkKeys('Stream.create', options, ['nonBlocking', 'priority', 'context']);
+    if (options.priority !== undefined && typeof options.priority !== 'number') throw new TypeError(`Stream.create: priority must be a number, got ${describe(options.priority)}`);
+    if (options.priority !== undefined && (!Number.isInteger(options.priority) || Math.abs(options.priority) > 0x7fffffff)) throw new RangeError(`Stream.create: priority must be a 32-bit integer, got ${describe(options.priority)}`);
     const ctx = contextOf(options.context, 'Stream.create: context');
     const flags = options.nonBlocking ? drv.CUstream_flags.CU_STREAM_NON_BLOCKING : drv.CUstream_flags.CU_STREAM_DEFAULT;
     drv.call(ctx, 'cuStreamCreateWithPriority', drv.out64, flags, options.priority ?? 0);
@@ -255,9 +258,10 @@ export class Stream extends Resource {
   static wrap(handle: number | bigint, options: WrapOptions = {}): Stream {
     if ((handle as unknown) instanceof Stream) return handle as unknown as Stream;
     if (typeof options !== 'object' || options === null || options instanceof Context) throw new TypeError(`Stream.wrap: options must be { context }, got ${describe(options)}`);
+    checkKeys('Stream.wrap', options, ['context']);
+    const h = handleNumber('Stream.wrap: handle', handle);
     const ctx = contextOf(options.context, 'Stream.wrap: context');
     ctx.check();
-    const h = handleNumber('Stream.wrap: handle', handle);
     if (h === 0 || h === drv.CU_STREAM_LEGACY) return Stream.legacyDefault(ctx);
     if (h === drv.CU_STREAM_PER_THREAD) return Stream.perThread(ctx);
     checkForeignHandle('Stream.wrap', h, ctx);

@@ -5,7 +5,7 @@
 import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { CudaSymbolError } from './errors';
-import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
+import { libraryOrigin, loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
 import { readBindingEntry } from './tables/binding';
 import { jsRuntime } from './jsruntime';
 import { requirement, versionString } from './versions';
@@ -279,6 +279,11 @@ export class Binder {
 
   private missingDetail(since: string | undefined): string {
     const needs = since ? `; it needs ${requirement(since)}` : `; it is part of ${requirement(this.spec.cudaVersion)}`;
+    const origin = this.lib === undefined ? undefined : libraryOrigin(this.lib);
+    if (origin?.how === `$${this.spec.env}`) {
+      // the user named this file: say so, rather than blame (or suggest upgrading) the installed library
+      return `${origin.path}, which ${this.spec.env} names, does not export it: is that ${this.spec.sonames[0]}? (point ${this.spec.env} at ${this.spec.sonames[0]}, or unset it)`;
+    }
     if (this.spec.resolve === 'procAddress') {
       const installed = this.driverVersion();
       const have = installed ? `the installed driver supports CUDA ${versionString(installed)}` : 'the installed driver does not provide it';

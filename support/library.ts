@@ -84,11 +84,22 @@ function* candidates(spec: LibrarySpec, env: NodeJS.ProcessEnv): Generator<{ pat
 }
 
 const cache = new Map<string, LoadedLibrary>();
+/** Where each loaded library came from (its path and the rule that found it), for messages. */
+const origins = new WeakMap<object, { path: string; how: string }>();
+
+/**
+ * The path a library returned by {@link loadLibrary} was loaded from, and the rule that found it
+ * (`$CUDA_TS_DRIVER_LIBRARY`, `system loader`, …): a symbol missing from a library the user named is
+ * that file's fault, not the installed driver's.
+ */
+export function libraryOrigin(lib: object): { path: string; how: string } | undefined {
+  return origins.get(lib);
+}
 
 /**
  * Loads the first candidate that loads (see {@link libraryCandidates}), once per process.
  * @throws {@link CudaLibraryError} listing every path tried; at once when the module's variable names a
- * library that does not load
+ * file that does not exist or does not load (an override that cannot be honoured is never passed over)
  */
 export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LoadedLibrary {
   const key = `${spec.module}:${spec.sonames.join(',')}`;
@@ -97,19 +108,20 @@ export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.
   const tried: string[] = [];
   for (const { path, how } of candidates(spec, env)) {
     const isPath = path.includes('/');
+    const override = how === `$${spec.env}`;
     if (isPath && !existsSync(path)) {
       tried.push(`${path} (${how}): no such file`);
+      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} names no file (unset it to search the usual places)`, tried);
       continue;
     }
     try {
       const lib = koffi.load(path);
       cache.set(key, lib);
+      origins.set(lib, { path, how });
       return lib;
     } catch (e) {
       tried.push(`${path} (${how}): ${(e as Error).message.split('\n')[0]}`);
-      if (how.startsWith('$') && how === `$${spec.env}`) {
-        throw new CudaLibraryError(spec.module, `${spec.env} is set but that library does not load`, tried);
-      }
+      if (override) throw new CudaLibraryError(spec.module, `${spec.env}=${path} does not load`, tried);
     }
   }
   throw new CudaLibraryError(spec.module, `none of ${spec.sonames.join(', ')} could be loaded (set ${spec.env} to its path)`, tried);

@@ -210,9 +210,8 @@ describe('DeviceBuffer bounds checks (no driver call)', () => {
   test('a sticky error on the context makes its buffers refuse', () => {
     const ctx = driverlessContext();
     const buf = new FakeBuffer(8, ctx);
-    const sticky = Object.assign(new Error('x'), { code: 700 });
-    ctx.unusable = sticky as never;
-    expect(() => buf.ptr).toThrow(/unusable/);
+    drv.fail(ctx, 'cuStreamSynchronize', drv.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS); // marks ctx unusable
+    expect(() => buf.ptr).toThrow(/unusable after a sticky device error \(cuStreamSynchronize/);
   });
 });
 
@@ -350,9 +349,9 @@ describe('stream protocol and argument validation', () => {
       expect(() => streamHandle(bad as never, 'Event.record: stream')).toThrow(/^Event.record: stream must be a Stream/);
     }
     expect(() => streamHandle(42 as never)).toThrow(/Stream.wrap\(handle, \{ context \}\)/);
-    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 'x' } as never)).toThrow(/non-negative safe integer/);
-    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => -1 } as never)).toThrow(TypeError);
-    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 2 ** 53 + 2 } as never)).toThrow(TypeError);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 'x' } as never)).toThrow(/a CUstream handle must be a number or bigint, got string "x"/);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => -1 } as never)).toThrow(RangeError);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 2 ** 53 + 2 } as never)).toThrow(RangeError);
     expect(() => streamHandle({} as never)).toThrow(TypeError);
   });
 
@@ -361,9 +360,10 @@ describe('stream protocol and argument validation', () => {
     expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(RangeError);
     expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(/not a CUstream handle \(no memory of this process is mapped there\)/);
     expect(() => Stream.wrap(2 ** 53 + 1, { context: ctx })).toThrow(/Stream.wrap: handle/);
-    expect(() => Stream.wrap(NaN, { context: ctx })).toThrow(TypeError);
-    expect(() => Stream.wrap(Infinity, { context: ctx })).toThrow(TypeError);
-    expect(() => Stream.wrap(-5, { context: ctx })).toThrow(TypeError);
+    // a number out of range is a RangeError, another JS type a TypeError
+    expect(() => Stream.wrap(NaN, { context: ctx })).toThrow(RangeError);
+    expect(() => Stream.wrap(Infinity, { context: ctx })).toThrow(RangeError);
+    expect(() => Stream.wrap(-5, { context: ctx })).toThrow(RangeError);
     expect(() => Stream.wrap('0x10' as never, { context: ctx })).toThrow(TypeError);
     expect(() => Stream.wrap(0x10000, { context: 1 as never })).toThrow(/Stream.wrap: context must be a Context, got number 1/);
     expect(() => Stream.wrap(0x10000, ctx as never)).toThrow(/options must be \{ context \}/);

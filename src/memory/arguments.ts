@@ -2,7 +2,7 @@
 // constructors and raw addresses. Each throws a TypeError or RangeError naming the calling method, before
 // any native call (koffi converts bad numbers silently).
 import { isArrayBuffer, isDataView } from '../../support';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import type { StreamLike } from '../stream';
 
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
@@ -108,7 +108,7 @@ export function elementType<T extends ArrayBufferView>(where: string, ctor: unkn
 
 /** TypeError for a key of `o` not in `keys`. */
 export function optionKeys(where: string, o: Record<string, unknown>, keys: readonly string[]): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, o, keys);
 }
 
 /** A device address given as a number or bigint, checked. @internal */

@@ -11,7 +11,7 @@ import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from
 import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
-import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
+import { addressArg, checkedSize, optionKeys, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
 import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
 import type { MemoryPool } from './memory-pool';
 import type { PinnedHostBuffer } from './pinned-host-buffer';
@@ -136,6 +136,7 @@ export class DeviceBuffer extends Resource {
     if (typeof byteLength !== 'number' || !Number.isSafeInteger(byteLength) || byteLength < 0) checkedSize('DeviceBuffer.alloc: byteLength', byteLength);
     if (options === undefined) return DeviceBuffer.allocSync(byteLength, Context.current());
     if (typeof options !== 'object' || options === null) throw new TypeError(`DeviceBuffer.alloc: options must be an object, got ${describe(options)}`);
+    optionKeys('DeviceBuffer.alloc', options as Record<string, unknown>, ['stream', 'pool', 'cache', 'context']);
     const stream = options.stream instanceof Stream ? options.stream : toStream(options.stream, 'DeviceBuffer.alloc: stream');
     const pool = options.pool;
     if (pool !== undefined && !memoryPoolBrand.has(pool)) throw new TypeError(`DeviceBuffer.alloc: pool must be a MemoryPool, got ${describe(pool)}`);

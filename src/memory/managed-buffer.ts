@@ -6,7 +6,7 @@ import { describe } from '../describe';
 import { Core, whenNoHostFuncs } from '../lifecycle';
 import { toStream, type Stream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
-import { checkedSize, optionsObject, rangeCheck } from './arguments';
+import { checkedSize, optionKeys, optionsObject, rangeCheck } from './arguments';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
 import type { MemoryPool } from './memory-pool';
@@ -33,6 +33,7 @@ export class ManagedBuffer extends DeviceBuffer {
   static override alloc(byteLength: number, options: { context?: Context; hostOnlyAttach?: boolean } = {}): ManagedBuffer {
     checkedSize('ManagedBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('ManagedBuffer.alloc', options) ?? {};
+    optionKeys('ManagedBuffer.alloc', o, ['context', 'hostOnlyAttach']);
     if (o.hostOnlyAttach !== undefined && typeof o.hostOnlyAttach !== 'boolean') throw new TypeError(`ManagedBuffer.alloc: hostOnlyAttach must be a boolean, got ${describe(o.hostOnlyAttach)}`);
     const ctx = contextOf(o.context, 'ManagedBuffer.alloc: context');
     ctx.check();

@@ -98,7 +98,8 @@ export class MemoryPool extends Resource {
   }
 
   private static contextFor(where: string, device: unknown, context: unknown): Context {
-    if (device !== undefined && (typeof device !== 'number' || !Number.isSafeInteger(device) || device < 0)) throw new RangeError(`${where}: device must be a non-negative integer, got ${describe(device)}`);
+    if (device !== undefined && typeof device !== 'number') throw new TypeError(`${where}: device must be a number, got ${describe(device)}`);
+    if (device !== undefined && (!Number.isSafeInteger(device) || device < 0)) throw new RangeError(`${where}: device must be a non-negative integer, got ${describe(device)}`);
     if (context !== undefined) return contextOf(context, `${where}: context`);
     return device !== undefined ? Context.primary(device as number) : Context.current();
   }
@@ -112,9 +113,14 @@ export class MemoryPool extends Resource {
   }
 
   /** cuMemPoolCreate with the given CUmemPoolProps fields; sets the release threshold. */
-  private static make(where: string, ctx: Context, allocType: number, location: { type: number; id: number }, o: Record<string, unknown>, memoryType: PoolMemoryType, kind: string): MemoryPool {
-    const maxSize = checkedSize(`${where}: maxSize`, o.maxSize ?? 0);
+  /** The size options every pool takes: checked before anything is loaded. */
+  private static checkSizes(where: string, o: Record<string, unknown>): number {
     if (o.releaseThreshold !== undefined && o.releaseThreshold !== Infinity) checkedSize(`${where}: releaseThreshold`, o.releaseThreshold);
+    return checkedSize(`${where}: maxSize`, o.maxSize ?? 0);
+  }
+
+  private static make(where: string, ctx: Context, allocType: number, location: { type: number; id: number }, o: Record<string, unknown>, memoryType: PoolMemoryType, kind: string): MemoryPool {
+    const maxSize = MemoryPool.checkSizes(where, o);
     ctx.check();
     const props = new DataView(new ArrayBuffer(88)); // CUmemPoolProps
     props.setInt32(0, allocType, true);
@@ -136,6 +142,8 @@ export class MemoryPool extends Resource {
   /** Creates a pool of device memory on `options.device` (cuMemPoolCreate). */
   static create(options: PoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.create', options) ?? {};
+    optionKeys('MemoryPool.create', o, ['device', 'maxSize', 'releaseThreshold', 'context']);
+    MemoryPool.checkSizes('MemoryPool.create', o);
     const ctx = MemoryPool.contextFor('MemoryPool.create', o.device, o.context);
     const location = { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, id: (o.device as number | undefined) ?? ctx.device };
     return MemoryPool.make('MemoryPool.create', ctx, drv.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, location, o, 'device', 'MemoryPool');
@@ -150,6 +158,8 @@ export class MemoryPool extends Resource {
   static pinned(options: PinnedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.pinned', options) ?? {};
     optionKeys('MemoryPool.pinned', o, ['numaNode', 'maxSize', 'releaseThreshold', 'accessFrom', 'context']);
+    MemoryPool.checkSizes('MemoryPool.pinned', o);
+    if (o.accessFrom !== undefined && !Array.isArray(o.accessFrom)) throw new TypeError(`MemoryPool.pinned: accessFrom must be an array of device ordinals, got ${describe(o.accessFrom)}`);
     const ctx = contextOf(o.context, 'MemoryPool.pinned: context');
     const location = o.numaNode === undefined ? encodeLocation('MemoryPool.pinned', 'host') : encodeLocation('MemoryPool.pinned: numaNode', { hostNuma: o.numaNode });
     const access = o.accessFrom ?? [ctx.device];
@@ -173,6 +183,7 @@ export class MemoryPool extends Resource {
   static managed(options: ManagedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.managed', options) ?? {};
     optionKeys('MemoryPool.managed', o, ['preferredLocation', 'maxSize', 'releaseThreshold', 'context']);
+    MemoryPool.checkSizes('MemoryPool.managed', o);
     const ctx = contextOf(o.context, 'MemoryPool.managed: context');
     const location = o.preferredLocation === undefined ? { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_NONE, id: 0 } : encodeLocation('MemoryPool.managed: preferredLocation', o.preferredLocation);
     if (location.type === drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT) throw new TypeError("MemoryPool.managed: preferredLocation 'hostNumaCurrent' is not a pool location (name the node: { hostNuma: n })");

@@ -1,0 +1,35 @@
+// An environment override that cannot be honoured is an error that names it (issue 25 §7): a
+// CUDA_TS_<MODULE>_LIBRARY naming no file is never passed over for the default search, and a file that
+// loads but lacks the module's functions (libcudart named as the driver) says so instead of blaming the
+// installed driver.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CudaLibraryError, loadLibrary } from '../support';
+
+const root = join(__dirname, '..');
+const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/lib64/libcudart.so'].find((p) => existsSync(p));
+
+test('an override naming no file is an error naming the variable and the file, with no fallback', () => {
+  const spec = { module: 'runtime', sonames: ['libcudart.so.13'], env: 'CUDA_TS_TEST_OVERRIDE_LIBRARY' };
+  const env = { CUDA_TS_TEST_OVERRIDE_LIBRARY: '/nonexistent/libcudart.so.13' };
+  expect(() => loadLibrary(spec, env)).toThrow(CudaLibraryError);
+  expect(() => loadLibrary(spec, env)).toThrow(/CUDA_TS_TEST_OVERRIDE_LIBRARY=\/nonexistent\/libcudart.so.13 names no file/);
+  try {
+    loadLibrary(spec, env);
+  } catch (e) {
+    // only the override was tried: the default places were not searched behind the user's back
+    expect((e as CudaLibraryError).tried).toEqual(['/nonexistent/libcudart.so.13 ($CUDA_TS_TEST_OVERRIDE_LIBRARY): no such file']);
+  }
+});
+
+const withCudart = cudart ? test : test.skip;
+withCudart('the driver library overridden with libcudart: a call names the file and the variable, not a driver upgrade', () => {
+  const script = `
+    const d = require(${JSON.stringify(join(root, 'generated', '13.0', 'driver'))});
+    try { d.cuInit(0); process.stdout.write('no error'); } catch (e) { process.stdout.write(e.constructor.name + ': ' + e.message); }
+  `;
+  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: cudart } });
+  expect(r.stdout).toMatch(new RegExp(`^CudaSymbolError: cuInit is not available: ${cudart!.replace(/[.]/g, '\\.')}, which CUDA_TS_DRIVER_LIBRARY names, does not export it: is that libcuda\\.so\\.1\\?`));
+  expect(r.stdout).not.toMatch(/driver ≥|upgrade/);
+});
