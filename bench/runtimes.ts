@@ -1,0 +1,117 @@
+// One trivial typed call under Node, Bun and Deno (issue 26): libcudart's cudaRuntimeGetVersion, which
+// needs no GPU, so this runs on the CPU machine too. Columns: the runtimes; rows: the typed call
+// through the runtime's default FFI (koffi under Node; bun:ffi / Deno.dlopen under Bun / Deno), the
+// typed call forced onto koffi (CUDA_TS_FFI=koffi), and the raw FFI call without cuda-ts (koffi, and
+// the runtime's own FFI). Each runtime runs the same CommonJS copy of the tree (scripts/cjs-tree.ts:
+// Deno cannot run the TypeScript sources), in a process of its own; nanoseconds per call, median of
+// REPEATS rounds of N calls.
+//   npx tsx bench/runtimes.ts            BUN=/path/to/bun DENO=/path/to/deno (else on PATH, else /tmp/bun/bun, /tmp/deno/deno)
+//   OUT=dir writes runtimes.json there
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCjsTree } from '../scripts/cjs-tree';
+
+const N = Number(process.env.BENCH_N ?? 500_000);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 7);
+
+/** The body each runtime runs: prints one JSON object, row → ns per call. */
+const BODY = `
+const N = ${N}, REPEATS = ${REPEATS};
+const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+function time(f) {
+  const rounds = [];
+  for (let r = 0; r < REPEATS + 1; r++) {
+    const t = performance.now();
+    for (let i = 0; i < N; i++) f();
+    if (r > 0) rounds.push(((performance.now() - t) * 1e6) / N); // the first round warms up
+  }
+  return +median(rounds).toFixed(1);
+}
+const rows = {};
+const rt = require('./generated/13.0/runtime');
+if (rt.cudaRuntimeGetVersion() !== 13000 && rt.cudaRuntimeGetVersion() < 12000) throw new Error('unexpected runtime version');
+rows['typed, ' + (process.env.CUDA_TS_FFI || 'default FFI')] = time(() => rt.cudaRuntimeGetVersion());
+rows.backend = rt.binder.backendOf('cudaRuntimeGetVersion');
+const path = rt.binder.spec.sonames[0];
+const out = new Int32Array(1);
+if (!process.env.CUDA_TS_FFI) {
+  const { koffi } = require('./support/koffi');
+  const k = koffi.load(path).func('cudaRuntimeGetVersion', 'int', ['void *']);
+  rows['raw koffi'] = time(() => k(out));
+  if (process.versions.bun) {
+    const f = require('bun:ffi').dlopen(path, { cudaRuntimeGetVersion: { args: ['ptr'], returns: 'i32' } }).symbols.cudaRuntimeGetVersion;
+    rows['raw runtime FFI'] = time(() => f(out));
+  } else if (typeof Deno !== 'undefined') {
+    const f = Deno.dlopen(path, { cudaRuntimeGetVersion: { parameters: ['buffer'], result: 'i32' } }).symbols.cudaRuntimeGetVersion;
+    rows['raw runtime FFI'] = time(() => f(out));
+  } else {
+    const ffi = process.getBuiltinModule && process.getBuiltinModule('node:ffi');
+    if (ffi && ffi.DynamicLibrary) {
+      const f = new ffi.DynamicLibrary(path).getFunction('cudaRuntimeGetVersion', { arguments: ['pointer'], return: 'int32' });
+      rows['raw runtime FFI'] = time(() => f(out));
+    }
+  }
+}
+process.stdout.write(JSON.stringify(rows));
+`;
+
+/** The runtimes found: name → command prefix. */
+function runtimes(): Record<string, string[]> {
+  const which = (name: string, env: string | undefined, fallback: string): string | undefined => {
+    if (env) return env;
+    const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
+    return existsSync(fallback) ? fallback : undefined;
+  };
+  const found: Record<string, string[]> = { Node: [process.execPath] };
+  const bun = which('bun', process.env.BUN, '/tmp/bun/bun');
+  if (bun) found.Bun = [bun];
+  const deno = which('deno', process.env.DENO, '/tmp/deno/deno');
+  if (deno) found.Deno = [deno, 'run', '--allow-ffi', '--allow-read', '--allow-env'];
+  return found;
+}
+
+/** Runs the body under one runtime (with `ffi` as CUDA_TS_FFI, or the default); its rows, or the error. */
+function measure(cmd: string[], dir: string, ffi?: string): Record<string, unknown> {
+  const env = { ...process.env };
+  delete env.CUDA_TS_FFI;
+  if (ffi) env.CUDA_TS_FFI = ffi;
+  const r = spawnSync(cmd[0], [...cmd.slice(1), join(dir, 'bench-body.js')], { cwd: dir, env, encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) return { error: (r.stderr || r.stdout || `exit ${r.status}`).split('\n').find((l) => l.trim()) ?? 'failed' };
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+function printTable(results: Record<string, Record<string, unknown>>): void {
+  const columns = Object.keys(results);
+  const rows = [...new Set(columns.flatMap((c) => Object.keys(results[c])))].filter((r) => r !== 'backend' && r !== 'error');
+  const cell = (v: unknown) => (typeof v === 'number' ? `${v} ns` : '—');
+  console.log(`cudaRuntimeGetVersion, ns per call (median of ${REPEATS} × ${N}; this machine)`);
+  console.log(['row'.padEnd(24), ...columns.map((c) => c.padStart(12))].join(''));
+  for (const row of rows) console.log([row.padEnd(24), ...columns.map((c) => cell(results[c][row]).padStart(12))].join(''));
+  for (const c of columns) {
+    const b = results[c].backend as { backend?: string; reason?: string } | undefined;
+    if (results[c].error) console.log(`${c}: ${String(results[c].error)}`);
+    else console.log(`${c}: default typed call bound through ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`);
+  }
+}
+
+function main(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-runtimes-'));
+  try {
+    buildCjsTree(dir, ['support', 'generated/13.0/runtime']);
+    writeFileSync(join(dir, 'bench-body.js'), BODY);
+    const results: Record<string, Record<string, unknown>> = {};
+    for (const [name, cmd] of Object.entries(runtimes())) {
+      results[name] = measure(cmd, dir);
+      if (!results[name].error) Object.assign(results[name], { ...measure(cmd, dir, 'koffi'), backend: results[name].backend });
+    }
+    printTable(results);
+    if (process.env.OUT) writeFileSync(join(process.env.OUT, 'runtimes.json'), JSON.stringify(results, null, 1));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
