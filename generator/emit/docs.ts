@@ -68,7 +68,7 @@ const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Par
   string: (s) => `in string (\`const char *\`)${nullable(s.nullable)}`,
   pointer: (s, p) => `in ${cDecl(p)}: address or host buffer${s.size ? ` covering \`${s.size}\` bytes` : ''}${s.retained ? ', kept by the library after the call' : ''}${s.nullable ? ', or null' : ''}`,
   inRecord: (s, p) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable)}`,
-  inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${s.count ? `, its length in \`${s.count}\`` : ''}${nullable(s.nullable)}`,
+  inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${nullable(s.nullable)}`,
   count: (s) => `count of \`${s.of.join('`, `')}\``,
   out: (s, p) => `out ${cDecl(p)}`,
   inout: (s, p) => `in/out ${cDecl(p)}: this value in, the call's value returned`,
@@ -85,12 +85,13 @@ function phrase(sem: Sem, p: Param): string {
   return (TYPED_PHRASES[sem.role] as (s: Sem, p: Param) => string)(sem, p);
 }
 
-/** Counts the typed layer computes from an array's length: said on the array. */
+/** An array's length, said on the array: a count the typed layer passes for you (computed from the
+ *  array), or a count argument the array must cover. */
 function derivedCount(sem: FunctionSem, name: string): string {
   const count = sem.params.find((x) => x.sem.role === 'count' && x.sem.of.includes(name));
+  if (count) return `; its length is passed as \`${count.name}\``;
   const own = sem.params.find((x) => x.name === name)?.sem;
-  if (!count || (own?.role === 'inArray' && own.count === count.name)) return '';
-  return `; its length is passed as \`${count.name}\``;
+  return own?.role === 'inArray' && own.count ? `; at least \`${own.count}\` long` : '';
 }
 
 /** The `@param` text of one parameter of the typed layer, the header's own words first under --docs. */
