@@ -38,6 +38,13 @@ function stub(n: number, target: string, chunk: number, bind: (chunk: number) =>
   }
 }
 
+/** The arguments every generated entry passes (its exports object and a table string), checked: these
+ *  run once per module import, so the check costs nothing per call. */
+function checkLazyArgs(helper: string, exports: unknown, table: unknown): void {
+  if (typeof exports !== 'object' || exports === null) throw new TypeError(`${helper}: exports must be a module's exports object, got ${exports === null ? 'null' : typeof exports}`);
+  if (typeof table !== 'string') throw new TypeError(`${helper}: table must be a table string written by the generator (see ./tables), got ${typeof table}`);
+}
+
 /**
  * Defines a generated entry's functions on `exports` as stubs, from its chunk table (see
  * ./tables/chunks). The first call of a stub requires its chunk and replaces every function of the
@@ -45,6 +52,8 @@ function stub(n: number, target: string, chunk: number, bind: (chunk: number) =>
  * a caller holding a stub keeps calling through it (one extra call).
  */
 export function lazyFunctions(exports: Record<string, unknown>, table: string, load: ChunkLoader): void {
+  checkLazyArgs('lazyFunctions', exports, table);
+  if (typeof load !== 'function') throw new TypeError(`lazyFunctions: load must be a function requiring a chunk by name, got ${typeof load}`);
   // One pass over the table, allocating only what stays: a stub per name (and its name). This runs
   // at import, in the interpreter, and what it allocates decides whether the import triggers another
   // young-generation GC; per-chunk member lists and aliases' maps are made on the first call instead,
@@ -85,6 +94,7 @@ function bindChunk(exports: Record<string, unknown>, table: string, at: number, 
  * the types.
  */
 export function lazyEnums(exports: Record<string, unknown>, table: string): void {
+  checkLazyArgs('lazyEnums', exports, table);
   // one pass with indexOf, as lazyFunctions: a getter keeps its line's offsets, not a copy of it
   const accessor: PropertyDescriptor = { configurable: true, enumerable: true, get: undefined };
   forEachEnumLine(table, (name, sep, end) => {

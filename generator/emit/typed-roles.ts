@@ -137,6 +137,8 @@ const emitString: RoleEmitter<'string'> = (s, x, plan, env) => {
 const emitPointer: RoleEmitter<'pointer'> = (s, x, plan, env) => {
   plan.sig.push(`${x.ident}: T.Pointer`);
   const size = s.size ? env.byName.get(s.size) : undefined;
+  // a size parameter after the buffer is checked first: pointerArg refuses a size that is no count
+  if (size && takesTypedArg(size.sem) && size.i > x.i && size.sem.role === 'value') plan.pre.push(...checkScalar(env.fn.name, size.p.name, size.ident, size.sem.elem, false));
   plan.pre.push(`pointerArg(${where(env, x)}, ${x.ident}, ${s.nullable}${size && takesTypedArg(size.sem) ? `, ${size.ident}` : ''});`);
   if (s.retained) plan.docNotes.push(`The library keeps \`${x.p.name}\` past the call: keep that memory alive until the operation has completed.`);
   plan.callArgs.push(x.ident);

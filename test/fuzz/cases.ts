@@ -182,8 +182,9 @@ export function rawCases(module: string, ir: ModuleIR, exported: Set<string>, on
       }
       add({ bad: '1.5' }, '1.5');
       add({ bad: 'undefined' }, 'undefined');
-      if (!pt) return;
-      if (pt.size >= 2) add({ n: 'typed', ctor: 'Uint8Array', length: pt.size - 1 }, `Uint8Array(${pt.size - 1})`);
+      // a char * of unknown length (the call takes its length) may be empty: only pointees of 2 bytes or more
+      if (!pt || pt.size < 2) return;
+      add({ n: 'typed', ctor: 'Uint8Array', length: pt.size - 1 }, `Uint8Array(${pt.size - 1})`);
       add({ n: 'arraybuffer', size: pt.size - 1 }, `ArrayBuffer(${pt.size - 1})`);
       add({ n: 'dataview', size: pt.size - 1 }, `DataView(${pt.size - 1})`);
       const wrong = pt.scalar ? wrongElement(pt.size) : undefined;

@@ -5,7 +5,8 @@
 // value taken silently, never a crash. Left out: predicates that answer for any value (describeValue,
 // isArrayBuffer, isDataView, isUint8Array, isPointerLike: test/runtime.test.ts checks its answers),
 // callbackSettled (no argument; refused with none pending, see test/runtime.test.ts), koffi itself, and
-// the generated modules' plumbing (Binder, loadLibrary, lazyFunctions, lazyEnums, nodeFfi*).
+// the generated modules' plumbing that is still to review (Binder, loadLibrary, libraryCandidates,
+// nodeFfi*: their files belong to the FFI back ends' work).
 import type * as Support from '../../support';
 import { BAD_VALUES, type ArgSpec } from './values';
 import type { FuzzCase } from './cases';
@@ -149,6 +150,8 @@ const HELPERS: [string, HelperParam[]][] = [
   ['textFrom', [param('bytes', 'bytes16', (v) => v instanceof Uint8Array)]],
   ['lazyRecord', [param('kind', 'struct', (v) => v === 'struct' || v === 'union'), param('fields', 'fields', isFn), param('pack', 'undefined', (v) => v === undefined || isSafeUint(v))]],
   ['lazyRecords', [param('exports', 'object', isObj), param('table', 'text', isStr)]],
+  ['lazyEnums', [param('exports', 'object', isObj), param('table', 'text', isStr)]],
+  ['lazyFunctions', [param('exports', 'object', isObj), param('table', 'text', isStr), param('load', 'fn', isFn)]],
   ['toAddress', [param('v', 'zero', (v) => isAddr(v) && Number(v) <= Number.MAX_SAFE_INTEGER)]],
   ['versionString', [param('n', 'version', (v) => isSafeUint(v) && (v as number) % 10 === 0)]],
   ['requirement', [param('cudaVersion', 'release', (v) => isStr(v) && /^\d+\.\d+$/.test(v as string))]],
