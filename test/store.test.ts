@@ -38,7 +38,7 @@ function raw(bytes: Buffer, afterChallenge = false): Promise<Buffer> {
 }
 
 beforeEach(async () => {
-  server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, maxMessageBytes: 4096, handshakeTimeoutMs: 500 });
+  server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, maxMessageBytes: 4096, handshakeTimeoutMs: 500, log: () => undefined });
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
@@ -117,7 +117,7 @@ test('a wrong token is refused on both sides; the server keeps serving', async (
   await expect(TcpStore.connect({ host: '127.0.0.1', port: server.port, token: wrongToken, timeoutMs: 2000 })).rejects.toThrow(/wrong token/);
   expect(server.refused).toBe(1);
   // a server holding another token refuses this client too
-  const other = await StoreServer.listen({ port: 0, host: '127.0.0.1', token: wrongToken });
+  const other = await StoreServer.listen({ port: 0, host: '127.0.0.1', token: wrongToken, log: () => undefined });
   await expect(TcpStore.connect({ host: '127.0.0.1', port: other.port, token, timeoutMs: 2000 })).rejects.toThrow(StoreError);
   await other.close();
   const ok = await client();
