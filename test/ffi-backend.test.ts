@@ -4,7 +4,7 @@
 // reason where the running Node has no node:ffi. `CUDA_TS_FFI=node` runs the whole unit suite with
 // the generated modules on node:ffi; the last block checks that the environment took effect.
 import { existsSync } from 'node:fs';
-import { Binder, type FfiBackend, Scratch, defaultFfi, jsRuntime, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
+import { Binder, type FfiBackend, Scratch, defaultFfi, jsRuntime, koffi, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
 import { bunFfiSignature, bunFfiUnavailableReason } from '../support/bunffi';
 import { denoCallPlan, denoFfiUnavailableReason } from '../support/denoffi';
 
@@ -139,6 +139,25 @@ for (const [backend, skip] of backends) {
       expect(f(35)).toBe('cudaErrorInsufficientDriver');
       expect(b.backendOf('cudaGetErrorName')?.backend).toBe('koffi');
       if (backend !== 'koffi') expect(b.backendOf('cudaGetErrorName')?.reason).toMatch(/const char \*/);
+    });
+    test('a JS callback (a koffi trampoline) passes through this FFI as a function pointer: libc qsort', () => {
+      const libc = new Binder({ module: 'libc', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_LIBC_LIBRARY', resolve: 'symbol' });
+      libc.configure({ ffi: backend });
+      const qsort = libc.bind('qsort', 'qsort', undefined, 'void', ['void *', 'size_t', 'size_t', 'void *']);
+      expect(libc.backendOf('qsort')?.backend).toBe(backend);
+      let calls = 0;
+      const cmp = koffi.register((a: unknown, b: unknown) => {
+        calls++;
+        return (koffi.decode(a, 'int') as number) - (koffi.decode(b, 'int') as number);
+      }, koffi.pointer(koffi.proto('int', ['const void *', 'const void *'])));
+      try {
+        const values = new Int32Array([5, 3, 9, 1, 7]);
+        qsort(values, values.length, 4, cmp);
+        expect([...values]).toEqual([1, 3, 5, 7, 9]);
+        expect(calls).toBeGreaterThan(0);
+      } finally {
+        koffi.unregister(cmp);
+      }
     });
     test('a missing symbol still fails at call time with the usual error', () => {
       expect(() => b.bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int32_t', [], '13.1')).toThrow(/cudaFutureFunction is not available/);
