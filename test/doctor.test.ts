@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { diagnose } from '../src/doctor/diagnose';
 import { formatReport } from '../src/doctor/format';
 import type { DoctorReport } from '../src/doctor/report';
+import { jsRuntime, jsRuntimeVersion } from '../support/jsruntime';
 
 const BIN = join(__dirname, '..', 'bin', 'cuda-ts.js');
 const hasDriver = ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/lib64/libcuda.so.1', '/usr/lib/aarch64-linux-gnu/libcuda.so.1'].some(existsSync);
@@ -22,7 +23,8 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function doctor(args: string[], env = cleanEnv()): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const runtimeArgs = process.versions.deno ? ['run', '--allow-all'] : []; // Deno: with its permissions
+  const r = spawnSync(process.execPath, [...runtimeArgs, BIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -161,10 +163,13 @@ describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
     writeFileSync(join(tmp, 'a.kc'), new Uint8Array(3000));
     const env = cleanEnv({ CUDA_TS_CACHE_DIR: tmp, CUDA_TS_CACHE_MAX_BYTES: String(2 ** 20) });
     const report = JSON.parse(doctor(['doctor', '--json'], env).stdout) as DoctorReport;
-    expect(report.runtime).toEqual({ name: 'node', version: process.versions.node, ffi: 'koffi' });
+    // the bin runs under the runtime running this suite (process.execPath): Node, Bun or Deno
+    const runtime = jsRuntime();
+    const ffi = { node: 'koffi', bun: 'bun', deno: 'deno' }[runtime];
+    expect(report.runtime).toEqual({ name: runtime, version: jsRuntimeVersion(), ffi });
     expect(report.kernelCache).toEqual({ enabled: true, dir: tmp, maxBytes: 2 ** 20, entries: 1, bytes: 3000 });
     const text = doctor(['doctor'], env).stdout;
-    expect(text).toContain(`Node ${process.versions.node}, FFI koffi`);
+    expect(text).toContain(`${{ node: 'Node', bun: 'Bun', deno: 'Deno' }[runtime]} ${jsRuntimeVersion()}, FFI ${{ node: 'koffi', bun: 'bun:ffi', deno: 'Deno.dlopen' }[runtime]}`);
     expect(text).toContain(`${tmp}: 1 entries, 0.0 MiB of 1.0 MiB`);
   });
   test('a refused CUDA_TS_FFI or cache setting is an error with its fix; an FFI this runtime lacks is a warning', () => {
@@ -173,9 +178,11 @@ describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
     expect(bad.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual(
       expect.arrayContaining([expect.stringMatching(/CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'/), expect.stringMatching(/CUDA_TS_CACHE must be 0 \(off\) or 1 \(on\)/)]),
     );
-    const bun = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: 'bun', CUDA_TS_CACHE: '0' })).stdout) as DoctorReport;
-    expect(bun.runtime).toMatchObject({ ffi: 'bun', ffiUnavailable: expect.stringMatching(/not running under Bun/) });
-    expect(bun.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(/CUDA_TS_FFI=bun, but not running under Bun/) })]));
-    expect(bun.kernelCache?.enabled).toBe(false);
+    // an FFI of another runtime than the one running the bin
+    const [other, name] = jsRuntime() === 'bun' ? ['deno', 'Deno'] : ['bun', 'Bun'];
+    const r = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: other, CUDA_TS_CACHE: '0' })).stdout) as DoctorReport;
+    expect(r.runtime).toMatchObject({ ffi: other, ffiUnavailable: expect.stringMatching(`not running under ${name}`) });
+    expect(r.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(`CUDA_TS_FFI=${other}, but not running under ${name}`) })]));
+    expect(r.kernelCache?.enabled).toBe(false);
   });
 });
