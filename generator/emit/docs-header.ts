@@ -34,7 +34,7 @@ function inline(n: Node): string {
     case 'VerbatimBlockComment':
     case 'VerbatimLineComment':
       // `\link #Type NAME \endlink`: the name
-      return (n.inner ?? []).map((l: Node) => String(l.text ?? '')).join(' ').replace(/\\endlink/g, '').replace(/#\w+\s+/g, '') + String(n.text ?? '');
+      return (n.inner ?? []).map((l: Node) => String(l.text ?? '')).join(' ').replace(/\\(end)?link/g, '').replace(/#\w+\s+/g, '') + String(n.text ?? '');
     default:
       return (n.inner ?? []).map(inline).join('');
   }
@@ -60,8 +60,15 @@ function seeLinks(n: Node): string[] {
 export function headerDocOf(comment: Node): HeaderDoc {
   const doc: HeaderDoc = { params: new Map(), see: [] };
   const details: string[] = [];
+  let inReturns = false;
   for (const c of comment.inner ?? []) {
     const t = text(c);
+    // `\return - \link …\endlink - \link …`: clang makes each link a sibling of the \return block
+    if (inReturns && c.kind === 'VerbatimBlockComment') {
+      doc.returns = `${doc.returns ?? ''} ${t}`.trim();
+      continue;
+    }
+    inReturns = c.kind === 'BlockCommandComment' && /^(return|returns|result)$/.test(c.name);
     if (c.kind === 'ParamCommandComment' && typeof c.param === 'string') {
       if (t) doc.params.set(c.param, t);
     } else if (c.kind === 'BlockCommandComment') {
@@ -76,6 +83,7 @@ export function headerDocOf(comment: Node): HeaderDoc {
   // without a \brief, Doxygen's first paragraph is the brief
   if (!doc.brief && details.length) doc.brief = details.shift();
   if (details.length) doc.details = details.join(' ');
+  if (doc.returns && !/\w/.test(doc.returns)) delete doc.returns;
   doc.see = [...new Set(doc.see)];
   return doc;
 }
