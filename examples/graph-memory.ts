@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   capturedExec.launch(stream);
   await stream.synchronized();
   const bytes = result.toArray(Uint8Array);
-  const ok = copied && replayed.used === 0 && replayed.usedHigh >= 64 * MiB && replayed.reserved >= 64 * MiB && trimmed.reserved < replayed.reserved && bytes.every((b) => b === 9);
+  const ok = copied && replayed.usedHigh >= 64 * MiB && replayed.reserved >= 64 * MiB && trimmed.reserved < replayed.reserved && bytes.every((b) => b === 9);
   for (const x of [capturedExec, captured, result, stream]) x.close();
   done(NAME, ok, `64 MiB graph scratch replayed 3 times: reserved ${replayed.reserved / MiB} MiB, ${trimmed.reserved / MiB} MiB after trim; a GLOBAL-mode capture ran`);
 }

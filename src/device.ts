@@ -159,7 +159,7 @@ export class Device {
     return graphMemoryStats(this.primaryContext(), this.handle);
   }
 
-  /** Resets graphMemory's usedHigh and reservedHigh watermarks to the current figures. */
+  /** Resets graphMemory's usedHigh and reservedHigh watermarks (the driver zeroes them; they then follow new peaks). */
   resetGraphMemoryHighWatermarks(): void {
     resetGraphMemoryHighWatermarks(this.primaryContext(), this.handle);
   }

@@ -34,7 +34,7 @@ export function graphMemoryStats(ctx: drv.Bindable, device: number): GraphMemory
   };
 }
 
-/** Resets both high watermarks to the current figures (the driver accepts only 0 for them). @internal */
+/** Resets both high watermarks (the driver accepts only 0 for them). @internal */
 export function resetGraphMemoryHighWatermarks(ctx: drv.Bindable, device: number): void {
   const A = drv.CUgraphMem_attribute;
   const zero = new BigUint64Array(1);

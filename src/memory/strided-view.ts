@@ -142,8 +142,11 @@ export class StridedView {
   }
   /** Where the memory is: 'device', 'managed' or 'pinned' (page-locked host memory). */
   get memoryKind(): 'device' | 'managed' | 'pinned' {
-    if (this.buffer instanceof PinnedHostBuffer) return 'pinned';
-    return this.buffer instanceof ManagedBuffer || this.buffer.hostAccessible ? 'managed' : 'device';
+    const b = this.buffer;
+    if (b instanceof PinnedHostBuffer) return 'pinned';
+    const pool = (b.parent ?? b).pool;
+    if (pool !== undefined) return pool.memoryType === 'device' ? 'device' : pool.memoryType === 'managed' ? 'managed' : 'pinned';
+    return b instanceof ManagedBuffer || b.hostAccessible ? 'managed' : 'device'; // wrapped host-accessible memory counts as managed
   }
   /** The device the memory belongs to (for pinned memory: its context's device). */
   get device(): number {
