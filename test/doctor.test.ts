@@ -182,7 +182,7 @@ describe('cuda-ts doctor: runtime, FFI and kernel cache', () => {
     const [other, name] = jsRuntime() === 'bun' ? ['deno', 'Deno'] : ['bun', 'Bun'];
     const r = JSON.parse(doctor(['doctor', '--json'], cleanEnv({ CUDA_TS_FFI: other, CUDA_TS_CACHE: '0' })).stdout) as DoctorReport;
     expect(r.runtime).toMatchObject({ ffi: other, ffiUnavailable: expect.stringMatching(`not running under ${name}`) });
-    expect(r.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(`CUDA_TS_FFI=${other}, but not running under ${name}`) })]));
+    expect(r.problems).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'warning', message: expect.stringMatching(`CUDA_TS_FFI=${other} cannot be used: not running under ${name}`) })]));
     expect(r.kernelCache?.enabled).toBe(false);
   });
 });

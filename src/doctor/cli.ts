@@ -21,6 +21,7 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     probe = require('./probe') as typeof import('./probe');
   } catch (e) {
+    const { runtime, kernelCache, problems } = probeRuntime(env);
     return {
       ...base,
       driver: { found: false, error: 'not probed' },
@@ -28,7 +29,9 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
       releases: [],
       libraries: [],
       environment: {},
-      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: 'reinstall without --ignore-scripts (`npm install`): koffi installs a prebuilt binary as @koromix/koffi-<platform>, and its install script compiles one (cmake, a C++ compiler) where none fits this platform' }],
+      runtime,
+      kernelCache,
+      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: koffiFix(e) }, ...problems],
       usable: false,
     };
   }
@@ -50,6 +53,13 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
   const judged = diagnose(partial, missingPaths);
   const all = [...judged.problems, ...problems];
   return { ...partial, runtime, kernelCache, problems: all, usable: judged.usable && !problems.some((p) => p.severity === 'error') };
+}
+
+/** How to fix koffi not loading: Deno's missing permission, else a reinstall. */
+function koffiFix(e: unknown): string {
+  const denied = /Requires (\w+) access/.exec(String((e as Error)?.message ?? e));
+  if (denied) return `give Deno the permission it names: deno run --allow-ffi --allow-read --allow-env … (it asked for --allow-${denied[1]})`;
+  return 'reinstall without --ignore-scripts (`npm install`): koffi installs a prebuilt binary as @koromix/koffi-<platform>, and its install script compiles one (cmake, a C++ compiler) where none fits this platform';
 }
 
 /** Runs the doctor with `argv` (after `doctor`), writes to stdout/stderr and returns the exit status. */

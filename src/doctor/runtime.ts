@@ -1,6 +1,6 @@
 // The doctor's view of the JavaScript side: which runtime runs it, which FFI the bindings call C
 // through there, and the on-disk kernel cache (its place and size).
-import { defaultFfi, FFI_BACKENDS, type FfiBackend } from '../../support/binder';
+import { defaultFfi, FFI_BACKENDS, type FfiBackend } from '../../support/ffi-choice';
 import { jsRuntime, jsRuntimeVersion, type JsRuntime } from '../../support/jsruntime';
 import { kernelCacheStats } from '../kernel-cache';
 import type { Problem } from './report';
@@ -27,8 +27,16 @@ export interface KernelCacheFinding {
   error?: string;
 }
 
-/** Why `ffi` cannot bind in this process ('' when it can); requires only the asked backend's module. */
+/** Why `ffi` cannot bind in this process ('' when it can); loads only the asked backend's module. */
 function unavailable(ffi: FfiBackend): string {
+  try {
+    return backendUnavailable(ffi);
+  } catch (e) {
+    return `its module did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`; // koffi, under it
+  }
+}
+
+function backendUnavailable(ffi: FfiBackend): string {
   /* eslint-disable @typescript-eslint/no-require-imports */
   if (ffi === 'node') return (require('../../support/nodeffi') as typeof import('../../support/nodeffi')).nodeFfiUnavailableReason();
   if (ffi === 'bun') return (require('../../support/bunffi') as typeof import('../../support/bunffi')).bunFfiUnavailableReason();
@@ -47,7 +55,9 @@ export function probeRuntime(env: NodeJS.ProcessEnv = process.env): { runtime: R
     const why = unavailable(runtime.ffi);
     if (why) {
       runtime.ffiUnavailable = why;
-      problems.push({ severity: 'warning', message: `CUDA_TS_FFI=${runtime.ffi}, but ${why}: every function is called through koffi`, fix: `unset CUDA_TS_FFI (the default is the runtime's own FFI under Bun and Deno, koffi under Node)` });
+      const asked = env.CUDA_TS_FFI ? `CUDA_TS_FFI=${runtime.ffi}` : `the default FFI here (${runtime.ffi})`;
+      const fix = env.CUDA_TS_FFI ? 'unset CUDA_TS_FFI (the default is the runtime\'s own FFI under Bun and Deno, koffi under Node)' : 'see the message: nothing needs changing where koffi works';
+      problems.push({ severity: 'warning', message: `${asked} cannot be used: ${why}; every function is called through koffi`, fix });
     }
   } else {
     runtime.ffiUnavailable = ffi;
@@ -73,7 +83,8 @@ export function formatRuntime(runtime: RuntimeFinding | undefined, cache: Kernel
   if (runtime) {
     lines.push('', 'Runtime');
     const ffi = runtime.ffi ? `FFI ${FFI_NAMES[runtime.ffi]}${runtime.ffiUnavailable ? ` unavailable (${runtime.ffiUnavailable}): koffi` : ''}` : `FFI koffi (${runtime.ffiUnavailable})`;
-    lines.push(`  ${RUNTIME_NAMES[runtime.name]} ${runtime.version}, ${ffi}${runtime.ffi && runtime.ffi !== 'koffi' ? ', koffi for what it cannot express' : ''}`);
+    const fallback = runtime.ffi && runtime.ffi !== 'koffi' && !runtime.ffiUnavailable ? ', koffi for what it cannot express' : '';
+    lines.push(`  ${RUNTIME_NAMES[runtime.name]} ${runtime.version}, ${ffi}${fallback}`);
   }
   if (cache) {
     lines.push('', 'Kernel cache');
