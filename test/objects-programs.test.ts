@@ -294,6 +294,8 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
       expect(() => PhysicalMemory.create({ size: MiB, handleTypes: ['win32' as never], context: ctx })).toThrow(/handleTypes entries/);
       expect(() => PhysicalMemory.create({ size: MiB, compression: 1 as never, context: ctx })).toThrow(/compression must be a boolean/);
       expect(() => PhysicalMemory.create({ size: MiB, location: -1, context: ctx })).toThrow(RangeError);
+      expect(() => PhysicalMemory.create({ size: MiB, location: 1, type: 'device' as never })).toThrow(/type must be 'pinned' or 'managed'/); // before any context is made
+      expect(() => PhysicalMemory.granularity({ location: { device: -1 } })).toThrow(/location\.device must be a non-negative integer/);
       expect(() => VirtualAddressRange.reserve({ size: MiB, alignment: 3 * MiB, context: ctx })).toThrow(/alignment must be a power of two/);
       expect(() => VirtualAddressRange.reserve({ size: MiB, align: 2 } as never)).toThrow(/unknown option 'align'/);
       expect(calls.filter(([n]) => n !== 'cuCtxGetCurrent' && n !== 'cuCtxSetCurrent')).toEqual([]);

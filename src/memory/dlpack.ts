@@ -67,7 +67,9 @@ export function dlpackExportsAlive(): number {
  * Exports `view` as a DLPack 1.x DLManagedTensorVersioned and returns its address (a bigint: a
  * `DLManagedTensorVersioned*` for a native consumer). The consumer owns it and must call its deleter
  * exactly once; until then the view's buffer stays allocated, even if it is closed here. Device memory
- * is kDLCUDA, managed memory kDLCUDAManaged, pinned host memory kDLCUDAHost.
+ * is kDLCUDA, managed memory kDLCUDAManaged, pinned host memory kDLCUDAHost. The deleter is a JS
+ * function behind a C pointer: a consumer on another thread has its call queued to the JS thread,
+ * so it must not block that thread waiting for the call to return.
  */
 export function toDLPack(view: StridedView): bigint {
   if (!(view instanceof StridedView)) throw new TypeError(`toDLPack: view must be a StridedView, got ${describe(view)}`);

@@ -128,6 +128,7 @@ export class PhysicalMemory extends Resource {
     const where = 'PhysicalMemory.granularity';
     const o = optionsArg(where, options, PROP_KEYS);
     if (which !== 'minimum' && which !== 'recommended') throw new TypeError(`${where}: which must be 'minimum' or 'recommended', got ${describe(which)}`);
+    encodeAllocationProp(where, o, 0); // every option checked before the driver loads
     const ctx = contextFor(where, o);
     const prop = encodeAllocationProp(where, o, ctx.device);
     return granularityOf(ctx, prop, which);
@@ -138,6 +139,7 @@ export class PhysicalMemory extends Resource {
     const where = 'PhysicalMemory.create';
     const o = optionsArg(where, options, PROP_KEYS);
     const size = sizeArg(`${where}: size`, o.size);
+    encodeAllocationProp(where, o, 0); // every option checked before the driver loads
     const ctx = contextFor(where, o);
     const prop = encodeAllocationProp(where, o, ctx.device);
     ctx.check();
