@@ -3,14 +3,15 @@
 // generated/) under Node, Bun or Deno:
 //   node scripts/run-ts.cjs file.ts [args…]
 //   bun scripts/run-ts.cjs file.ts [args…]
-//   deno run --allow-ffi --allow-read --allow-env --allow-sys --allow-write scripts/run-ts.cjs file.ts [args…]
+//   deno run --allow-ffi --allow-read --allow-env --allow-sys --allow-write --allow-run scripts/run-ts.cjs file.ts [args…]
 // Why a runner: the sources are CommonJS-flavoured TypeScript (names defined at run time behind
 // `export declare`, lazy `require`s), which Bun's and Deno's own TypeScript loaders run as ES modules
 // and cannot link (`bun file.ts`: "Export named 'records' not found"; Deno: "require is not defined").
 // tsx's CommonJS hook, which both runtimes honour for `require`, compiles each file as CommonJS, as
 // Node and Jest run them. The built package (dist/) needs no runner under any of the three.
 // Deno: --allow-ffi loads koffi and the CUDA libraries, --allow-read/--allow-env find them, and tsx
-// needs --allow-sys (its cache is keyed by user id) and --allow-write (it writes that cache).
+// needs --allow-sys (its cache is keyed by user id), --allow-write (it writes that cache) and
+// --allow-run (it starts esbuild's service process).
 'use strict';
 const path = require('node:path');
 
