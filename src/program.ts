@@ -280,7 +280,11 @@ export class Program extends Resource {
  * for a compile error) rethrown.
  */
 export function compile(source: string, options: ProgramOptions & CompileOptions & ModuleOptions = {}): { program: Program; module: Module } {
-  const program = new Program(source, options);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`compile: options must be an object, got ${describe(options)}`);
+  // the Program constructor takes its own options only; compile() and load() read the rest
+  const own: ProgramOptions = {};
+  for (const k of ['name', 'headers', 'nameExpressions'] as const) if (options[k] !== undefined) (own as Record<string, unknown>)[k] = options[k];
+  const program = new Program(source, own);
   try {
     program.compile(options);
     return { program, module: program.load(options) };
