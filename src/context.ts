@@ -6,6 +6,7 @@ import { ContextUnusableError, STICKY_ERRORS } from './driver';
 import type { CudaError } from '../support';
 import { Resource, assertMayBlock } from './lifecycle';
 import { dropContextCache } from './memory/allocator';
+import { dropStaging } from './memory/staging';
 import { describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 
@@ -71,6 +72,7 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     const ctx = new Context(handle, ordinal, true, () => {
       primaries.delete(ordinal);
       known.delete(handle);
+      dropStaging(ctx); // pinned staging chunks, freed while the context still lives
       dropContextCache(handle, false); // the driver frees the context's memory with it
       drv.forget(handle);
       drv.global('cuDevicePrimaryCtxRelease', dev);
@@ -113,6 +115,7 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     const handle = drv.outNumber() as drv.CUcontext;
     const ctx = new Context(handle, ordinal, false, () => {
       known.delete(handle);
+      dropStaging(ctx);
       dropContextCache(handle, false);
       drv.forget(handle);
       assertMayBlock('Context.close()');
@@ -144,6 +147,7 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
   static fromGreen(handle: drv.CUcontext, device: number, destroy: () => void): Context {
     const ctx = new Context(handle, device, false, () => {
       known.delete(handle);
+      dropStaging(ctx);
       dropContextCache(handle, false);
       drv.forget(handle);
       // Leave no thread pointing at a destroyed context: the next Context.current() falls back to the primary.

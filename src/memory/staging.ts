@@ -1,0 +1,410 @@
+// Pageable copies staged through pinned memory. JS data lives in pageable memory (typed arrays); the
+// driver copies pageable memory through small staging buffers of its own and reaches ~6 GB/s host to
+// device and ~10 GB/s back on an H200, where pinned memory reaches ~55 GB/s. A large copy of pageable
+// memory is split here into chunks staged through a per-context pool of pinned chunks, double-buffered:
+// the host copies chunk k+1 into one pinned chunk while the DMA engine moves chunk k from the other.
+//
+// Ordering and completion are those of the direct call the staged copy replaces:
+//   - without a stream (h = 0, the default stream the "synchronous" calls use, legacy or per-thread as
+//     the binder resolved them): every chunk goes on that stream, so the copy is ordered after the work
+//     of blocking streams as cuMemcpyHtoD/DtoH are, and it is done when it returns (host to device ends
+//     with a synchronize of that stream, as the door's callAndWait does; device to host waits for each
+//     chunk before copying it out);
+//   - on a stream: chunks are enqueued there in order. Host to device returns once every source byte
+//     is in pinned memory (the caller may reuse its array, as cuMemcpyHtoDAsync from pageable memory
+//     allows), the last DMAs may still run; device to host is done when it returns.
+// A chunk carries an event recorded after the last DMA that used it: whoever takes it next waits for
+// that event first, so concurrent copies on several streams never overwrite a chunk still in flight.
+// Copies are synchronous JS calls, so one copy holds one pair of chunks at a time; a copy finding every
+// chunk of the pool in flight allocates another (up to the bound) or waits for the oldest.
+// Graph capture never gets here: copies of pageable memory are refused while their stream captures.
+import { koffi } from '../../support';
+import * as drv from '../driver';
+import { deferError, hostFuncs } from '../lifecycle';
+
+/**
+ * The crossover: pageable copies of at least this many bytes are staged, smaller ones go to the driver
+ * directly (one call; staging adds a pointer query, an event record and a wait per chunk, which only
+ * pays off once the copy is long). A first guess; bench/staging.ts measures the crossover on the GPU
+ * (direct vs staged, both directions, 64 KiB…256 MiB) and prints the size to put here.
+ */
+export const STAGING_MIN_BYTES = 1 << 20;
+/** Bytes per pinned chunk: large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
+export const STAGING_CHUNK_BYTES = 8 << 20;
+/** Pinned chunks a context's pool may hold: one double-buffered pair. */
+export const STAGING_MAX_CHUNKS = 2;
+
+/** How pageable copies are staged (see {@link configureStaging}). */
+export interface StagingSettings {
+  /** Copies of at least this many bytes are staged (Infinity: never). */
+  minBytes: number;
+  /** Bytes per pinned chunk. */
+  chunkBytes: number;
+  /** Most pinned chunks per context (at least 2: a copy uses a pair). */
+  maxChunks: number;
+}
+
+/** The environment variables that override the defaults (read once, at the first staged-size copy). */
+export const STAGING_ENV = {
+  /** `0` turns staging off (every pageable copy goes to the driver directly). */
+  enabled: 'CUDA_TS_STAGING',
+  minBytes: 'CUDA_TS_STAGING_MIN_BYTES',
+  chunkBytes: 'CUDA_TS_STAGING_CHUNK_BYTES',
+  maxChunks: 'CUDA_TS_STAGING_CHUNKS',
+} as const;
+
+let settings: StagingSettings | undefined;
+
+function checkSettings(where: string, s: StagingSettings): StagingSettings {
+  if (typeof s.minBytes !== 'number' || !(s.minBytes === Infinity || (Number.isSafeInteger(s.minBytes) && s.minBytes >= 0))) {
+    throw new RangeError(`${where}: minBytes must be a non-negative integer or Infinity, got ${String(s.minBytes)}`);
+  }
+  if (typeof s.chunkBytes !== 'number' || !Number.isSafeInteger(s.chunkBytes) || s.chunkBytes < 1 || s.chunkBytes > 2 ** 31) {
+    throw new RangeError(`${where}: chunkBytes must be an integer from 1 to 2**31, got ${String(s.chunkBytes)}`);
+  }
+  if (typeof s.maxChunks !== 'number' || !Number.isSafeInteger(s.maxChunks) || s.maxChunks < 2 || s.maxChunks > 64) {
+    throw new RangeError(`${where}: maxChunks must be an integer from 2 to 64, got ${String(s.maxChunks)}`);
+  }
+  return s;
+}
+
+/** The defaults with the environment's overrides; a malformed variable is a RangeError naming it. @internal */
+export function stagingFromEnvironment(env: NodeJS.ProcessEnv = process.env): StagingSettings {
+  const num = (name: string, fallback: number): number => {
+    const v = env[name];
+    if (v === undefined || v === '') return fallback;
+    if (!/^\d+$/.test(v.trim())) throw new RangeError(`${name} must be a non-negative integer, got '${v}'`);
+    return Number(v.trim());
+  };
+  const off = env[STAGING_ENV.enabled] === '0';
+  return checkSettings('cuda-ts environment (CUDA_TS_STAGING_*)', {
+    minBytes: off ? Infinity : num(STAGING_ENV.minBytes, STAGING_MIN_BYTES),
+    chunkBytes: num(STAGING_ENV.chunkBytes, STAGING_CHUNK_BYTES),
+    maxChunks: num(STAGING_ENV.maxChunks, STAGING_MAX_CHUNKS),
+  });
+}
+
+/** The settings in force. */
+export function stagingSettings(): StagingSettings {
+  return { ...(settings ??= stagingFromEnvironment()) };
+}
+
+/**
+ * Changes how pageable copies are staged (fields left out keep their value) and returns the settings
+ * before the change, to restore them. Chunks of another size already pooled are freed when next idle.
+ * For benchmarks and tests (minBytes 0 stages every pageable copy; Infinity none). @internal
+ */
+export function configureStaging(change: Partial<StagingSettings>): StagingSettings {
+  if (typeof change !== 'object' || change === null) throw new TypeError(`configureStaging: expected an object, got ${String(change)}`);
+  for (const k of Object.keys(change)) if (k !== 'minBytes' && k !== 'chunkBytes' && k !== 'maxChunks') throw new TypeError(`configureStaging: unknown setting '${k}' (expected minBytes, chunkBytes, maxChunks)`);
+  const before = stagingSettings();
+  const next = { ...before };
+  for (const [k, v] of Object.entries(change) as [keyof StagingSettings, number | undefined][]) if (v !== undefined) next[k] = v;
+  settings = checkSettings('configureStaging', next);
+  return before;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Is the host memory pageable? Memory the driver knows (a typed array over a PinnedHostBuffer,
+// registered or managed memory) is copied faster directly than through a host-side copy.
+// ---------------------------------------------------------------------------------------------
+
+const attrData = new BigUint64Array(new ArrayBuffer(8));
+let attrSlot: BigUint64Array | undefined;
+const MEMORY_TYPE = Int32Array.of(drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE);
+
+/** True when the driver does not know the memory at `address` (pageable host memory). */
+function pageable(address: number): boolean {
+  attrSlot ??= BigUint64Array.of(BigInt(koffi.address(attrData.buffer)));
+  attrData[0] = 0n;
+  // Asked of the host address, not a context: no bind. A failure only means "do not stage".
+  const status = drv.globalStatus('cuPointerGetAttributes', 1, MEMORY_TYPE, attrSlot, address);
+  return status === 0 && (attrData[0] & 0xffffffffn) === 0n;
+}
+
+/** The bytes of host data as a Uint8Array over the same memory (n bytes from its start). */
+function bytesOf(data: ArrayBufferView | ArrayBuffer, n: number): Uint8Array {
+  return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, n) : new Uint8Array(data, 0, n);
+}
+
+/** The host address of host data (n > 0 bytes). */
+function addressOfBytes(b: Uint8Array): number {
+  return Number(koffi.address(b.buffer)) + b.byteOffset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pool: pinned chunks per context
+// ---------------------------------------------------------------------------------------------
+
+interface Chunk {
+  readonly ptr: number;
+  readonly bytes: number;
+  /** The pinned memory as bytes (koffi.view: no copy). */
+  readonly view: Uint8Array;
+  /** Recorded after the last DMA that used the chunk (CU_EVENT_DISABLE_TIMING). */
+  readonly event: number;
+  /** The event was recorded and not yet seen complete: a DMA may still use the chunk. */
+  pending: boolean;
+  /** When the event was recorded (a counter): the oldest pending chunk is waited for first. */
+  recorded: number;
+  /** Taken by the copy in progress. */
+  leased: boolean;
+}
+
+class Pool {
+  readonly chunks: Chunk[] = [];
+  constructor(public ctx: drv.Bindable) {}
+}
+
+/** Pools by context handle. */
+const pools = new Map<number, Pool>();
+let records = 0;
+
+function poolOf(ctx: drv.Bindable): Pool {
+  let pool = pools.get(ctx.handle);
+  // A context destroyed without dropStaging (a handle reused by a new context): its chunks went with it.
+  if (pool !== undefined && pool.ctx !== ctx && pool.ctx.core.destroyed) pool = undefined;
+  if (pool === undefined) {
+    pool = new Pool(ctx);
+    pools.set(ctx.handle, pool);
+  }
+  return pool;
+}
+
+const OUT_OF_MEMORY: number = drv.CUresult.CUDA_ERROR_OUT_OF_MEMORY;
+
+/** A new pinned chunk with its event, or undefined when pinned memory ran out (the copy goes direct). */
+function newChunk(ctx: drv.Bindable, bytes: number): Chunk | undefined {
+  try {
+    drv.allocate(ctx, 'cuMemHostAlloc', drv.out64, bytes, 0);
+  } catch (e) {
+    if (e instanceof drv.DriverError && e.code === OUT_OF_MEMORY) return undefined;
+    throw e;
+  }
+  const ptr = drv.outNumber();
+  try {
+    drv.call(ctx, 'cuEventCreate', drv.out64, drv.CUevent_flags.CU_EVENT_DISABLE_TIMING);
+  } catch (e) {
+    drv.release(ctx, 'cuMemFreeHost', ptr);
+    throw e;
+  }
+  const event = drv.outNumber();
+  return { ptr, bytes, view: new Uint8Array(koffi.view(ptr, bytes)), event, pending: false, recorded: 0, leased: false };
+}
+
+function freeChunk(ctx: drv.Bindable, c: Chunk): void {
+  if (c.pending) drv.release(ctx, 'cuEventSynchronize', c.event);
+  c.pending = false;
+  drv.release(ctx, 'cuEventDestroy', c.event);
+  drv.release(ctx, 'cuMemFreeHost', c.ptr);
+}
+
+/** Takes `c` out of the pool without freeing it: a DMA may still use it, untracked (after an error). */
+function retire(pool: Pool, c: Chunk): void {
+  const i = pool.chunks.indexOf(c);
+  if (i >= 0) pool.chunks.splice(i, 1);
+}
+
+/** True when `c` is idle: no DMA can use it any more (asks its event when one is pending). */
+function idle(ctx: drv.Bindable, pool: Pool, c: Chunk): boolean {
+  if (!c.pending) return true;
+  try {
+    if (drv.query(ctx, 'cuEventQuery', c.event)) c.pending = false;
+  } catch {
+    // An event in error says nothing of its chunk: leave that chunk alone. The error belongs to the
+    // stream's work (a sticky one has marked the context through the door) and shows there.
+    retire(pool, c);
+  }
+  return !c.pending;
+}
+
+/** Frees the idle chunks whose size is no longer the setting's. */
+function dropOtherSizes(ctx: drv.Bindable, pool: Pool, bytes: number): void {
+  for (const c of [...pool.chunks]) {
+    if (c.bytes === bytes || c.leased || !idle(ctx, pool, c)) continue;
+    retire(pool, c);
+    freeChunk(ctx, c);
+  }
+}
+
+/**
+ * Two chunks for one copy, leased: idle ones first, then new ones within the bound, then the oldest in
+ * flight (the copy waits for them chunk by chunk). Undefined when pinned memory is short: copy directly.
+ */
+function leasePair(ctx: drv.Bindable, s: StagingSettings): [Chunk, Chunk] | undefined {
+  const pool = poolOf(ctx);
+  dropOtherSizes(ctx, pool, s.chunkBytes);
+  const free = pool.chunks.filter((c) => !c.leased && c.bytes === s.chunkBytes);
+  const pair = free.filter((c) => idle(ctx, pool, c) && pool.chunks.includes(c)).slice(0, 2);
+  while (pair.length < 2 && pool.chunks.length < s.maxChunks) {
+    const c = newChunk(ctx, s.chunkBytes);
+    if (c === undefined) break;
+    pool.chunks.push(c);
+    pair.push(c);
+  }
+  const busy = free.filter((c) => !pair.includes(c) && pool.chunks.includes(c)).sort((a, b) => a.recorded - b.recorded);
+  while (pair.length < 2 && busy.length > 0) pair.push(busy.shift()!);
+  if (pair.length < 2) return undefined;
+  pair[0].leased = pair[1].leased = true;
+  return pair as [Chunk, Chunk];
+}
+
+/** Waits until no DMA uses `c`. */
+function settle(ctx: drv.Bindable, c: Chunk): void {
+  if (!c.pending) return;
+  drv.callHinted(ctx, 'cuEventSynchronize', c.event);
+  c.pending = false;
+}
+
+/** Records `c`'s event on stream `h` after the DMA just enqueued there. */
+function record(ctx: drv.Bindable, h: number, c: Chunk): void {
+  drv.callOnStream(ctx, h, 'cuEventRecord', c.event, h);
+  c.pending = true;
+  c.recorded = ++records;
+}
+
+/**
+ * After an error with a DMA enqueued on `h` whose event was not recorded: waits for `h`; if even that
+ * fails, the chunk leaves the pool (never reused while something might still write or read it).
+ */
+function recover(ctx: drv.Bindable, h: number, c: Chunk): void {
+  try {
+    drv.call(ctx, 'cuStreamSynchronize', h);
+    c.pending = false;
+  } catch {
+    const pool = pools.get(ctx.handle);
+    if (pool !== undefined) retire(pool, c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The copies
+// ---------------------------------------------------------------------------------------------
+
+/** True when a pageable copy of `n` bytes of `host` should be staged (large enough, memory the driver does not know). */
+export function stages(n: number, host: ArrayBufferView | ArrayBuffer): boolean {
+  const s = settings ?? stagingSettings();
+  return n >= s.minBytes && n > 0 && pageable(addressOfBytes(bytesOf(host, n)));
+}
+
+/**
+ * Copies `n` bytes of pageable `host` to device address `dst` on stream `h` of `ctx` (0: the default
+ * stream, done on return), staged. False when no pinned chunks could be had (nothing was copied: copy
+ * directly). The caller checked the arguments and that `h` is not capturing.
+ */
+export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: ArrayBufferView | ArrayBuffer, n: number): boolean {
+  const pair = leasePair(ctx, settings ?? stagingSettings());
+  if (pair === undefined) return false;
+  const src = bytesOf(host, n);
+  const size = pair[0].bytes;
+  let untracked: Chunk | undefined;
+  try {
+    for (let off = 0, k = 0; off < n; off += size, k ^= 1) {
+      const c = pair[k];
+      const len = Math.min(size, n - off);
+      settle(ctx, c); // its previous DMA (chunk k-2, or an earlier copy's) has read it
+      c.view.set(len === n ? src : src.subarray(off, off + len));
+      drv.callOnStream(ctx, h, 'cuMemcpyHtoDAsync', dst + off, c.ptr, len, h);
+      untracked = c;
+      record(ctx, h, c);
+      untracked = undefined;
+    }
+    if (h === 0) {
+      drv.call(ctx, 'cuStreamSynchronize', 0); // done on return, as the direct path's callAndWait
+      pair[0].pending = pair[1].pending = false;
+    }
+  } catch (e) {
+    if (untracked !== undefined) recover(ctx, h, untracked);
+    throw e;
+  } finally {
+    pair[0].leased = pair[1].leased = false;
+  }
+  return true;
+}
+
+/**
+ * Copies `n` bytes from device address `src` into pageable `host` on stream `h` of `ctx` (0: the
+ * default stream), staged; done when it returns. False when no pinned chunks could be had (nothing
+ * was copied: copy directly). The caller checked the arguments and that `h` is not capturing.
+ */
+export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView | ArrayBuffer, src: number, n: number): boolean {
+  const pair = leasePair(ctx, settings ?? stagingSettings());
+  if (pair === undefined) return false;
+  const dst = bytesOf(host, n);
+  const size = pair[0].bytes;
+  const count = Math.ceil(n / size);
+  let untracked: Chunk | undefined;
+  const issue = (k: number): void => {
+    const c = pair[k & 1];
+    const off = k * size;
+    drv.callOnStream(ctx, h, 'cuMemcpyDtoHAsync', c.ptr, src + off, Math.min(size, n - off), h);
+    untracked = c;
+    record(ctx, h, c);
+    untracked = undefined;
+  };
+  try {
+    settle(ctx, pair[0]); // a DMA of an earlier copy may still read them
+    settle(ctx, pair[1]);
+    issue(0);
+    for (let k = 0; k < count; k++) {
+      if (k + 1 < count) issue(k + 1); // into the other chunk, copied out in the previous round
+      const c = pair[k & 1];
+      const off = k * size;
+      const len = Math.min(size, n - off);
+      settle(ctx, c);
+      dst.set(len === size ? c.view : c.view.subarray(0, len), off);
+    }
+  } catch (e) {
+    if (untracked !== undefined) recover(ctx, h, untracked);
+    throw e;
+  } finally {
+    pair[0].leased = pair[1].leased = false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Freeing, stats
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Frees the pool of `ctx` (its context is being closed: called before the context goes). Never throws:
+ * errors are reported by the next call. With a JS host callback pending, a blocking free could deadlock:
+ * the chunks are left to the context's own destruction then.
+ */
+export function dropStaging(ctx: drv.Bindable): void {
+  const pool = pools.get(ctx.handle);
+  if (pool === undefined) return;
+  pools.delete(ctx.handle);
+  if (hostFuncs.pending !== 0) return;
+  for (const c of pool.chunks) {
+    try {
+      freeChunk(ctx, c);
+    } catch (e) {
+      deferError(e);
+    }
+  }
+  pool.chunks.length = 0;
+}
+
+/** Frees the idle chunks of `ctx`'s pool now (the pool allocates again on the next staged copy). @internal */
+export function trimStaging(ctx: drv.Bindable): void {
+  const pool = pools.get(ctx.handle);
+  if (pool === undefined) return;
+  for (const c of [...pool.chunks]) {
+    if (c.leased || !idle(ctx, pool, c)) continue;
+    retire(pool, c);
+    freeChunk(ctx, c);
+  }
+}
+
+/** What the pool of `ctx` holds: chunks, leased ones, ones whose DMA may be in flight, pinned bytes. @internal */
+export function stagingStats(ctx: drv.Bindable): { chunks: number; leased: number; pending: number; bytes: number } {
+  const chunks = pools.get(ctx.handle)?.chunks ?? [];
+  return {
+    chunks: chunks.length,
+    leased: chunks.filter((c) => c.leased).length,
+    pending: chunks.filter((c) => c.pending).length,
+    bytes: chunks.reduce((a, c) => a + c.bytes, 0),
+  };
+}
