@@ -5,13 +5,14 @@
 //                                                                                           cuda-ts-typed, cuda-ts-objects, cuda-ts-startup
 //   3. runs python3 bench/python/bench_cuda_python.py                                   -> cuda-python, cuda.core, cupy
 //   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
+//   5. runs bench/staging.ts in a child process (pageable copies by size: direct, staged, CuPy) -> its own table
 // then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
 // cuda-python for rows C does not have), the issue's targets with PASS/FAIL, and writes everything to
 // $OUT/bench.json (+ bench.txt) when $OUT is set, else bench/results/. A step that fails is reported as
 // skipped with its reason; it never stops the table.
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
-//      BENCH_SKIP=native,gpu,python,cpu (steps to leave out), PYTHON (default python3),
+//      BENCH_SKIP=native,gpu,python,cpu,staging (steps to leave out), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
 //      BENCH_REPS (interleaved repetitions, default 7), BENCH_BLOCKS (sub-blocks per repetition, default 5;
 //      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { judge, ratioStats, repetitionWords } from './interleave';
 import { IMPORT_PER_ROUND, IMPORT_ROUNDS, importRoundWords, importTable, importVerdicts, type ImportVerdict } from './import';
 import { importCases, measureImports } from './startup';
+import { stagingTable, stagingVerdicts } from './staging-report';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
 
 const T0 = Date.now();
@@ -122,6 +124,14 @@ async function cpu(): Promise<CpuResult> {
   if (r.code !== 0) throw new Error(`bench/cpu.ts exited ${r.code}: ${tail(r.stderr)}`);
   if (r.stdout.trim()) process.stderr.write(`${r.stdout.trim()}\n`);
   return JSON.parse(readFileSync(out, 'utf8')) as CpuResult;
+}
+
+/** bench/staging.ts: pageable copies by size, direct vs staged, and CuPy's (its own process). */
+async function staging(): Promise<ImplResult[]> {
+  const out = join(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-')), 'staging.json');
+  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'staging.ts'), out], 400);
+  if (r.code !== 0) throw new Error(`bench/staging.ts exited ${r.code}: ${tail(r.stderr)}`);
+  return JSON.parse(readFileSync(out, 'utf8')) as ImplResult[];
 }
 
 async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -346,6 +356,7 @@ async function main(): Promise<void> {
   const c = await step('cpu', cpu);
   // Import + first call against koffi's own load (bench/import.ts), fresh processes interleaved.
   const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), IMPORT_ROUNDS, IMPORT_PER_ROUND)));
+  const stg = await step('staging', staging);
 
   const res = main2(all, c);
   let text = res.text;
@@ -356,6 +367,14 @@ async function main(): Promise<void> {
       if (v.allowance_ms !== undefined) verdicts.push({ target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`, row: `import_${v.row}`, judged: `${v.row} - koffi per round`, value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`, verdict: v.verdict as Verdict['verdict'] });
     }
   }
+  {
+    // Pageable copies (issue 26 §4): the table by size and its verdicts.
+    const [stagingRes, cupyRes] = [stg?.find((r) => r.impl === 'cuda-ts-staging'), stg?.find((r) => r.impl === 'cupy-copies')];
+    text += `\n\n${stg ? stagingTable(stagingRes, cupyRes) : `pageable copies by size: skipped (${steps.staging?.skipped ?? 'not run'})`}`;
+    const sv = stagingVerdicts(stagingRes ?? { impl: 'cuda-ts-staging', meta: {}, rows: {}, skipped: steps.staging?.skipped ?? 'not run' }, rowLookup(all).m);
+    verdicts.push(...sv);
+    text += `\n\npageable copy targets (issue 26 §4):\n${table(['target', 'row', 'judged on', 'value', 'verdict'], sv.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5)}`;
+  }
   console.log(`\n${text}`);
   const dir = resultsDir();
   const json = {
@@ -365,6 +384,7 @@ async function main(): Promise<void> {
     steps,
     results: all,
     cpu: c ?? { skipped: steps.cpu?.skipped ?? 'not run' },
+    staging: stg ?? { skipped: steps.staging?.skipped ?? 'not run' },
     targets: verdicts,
     table: text,
   };

@@ -202,7 +202,7 @@ describe('staged copies move the right bytes', () => {
     const dv = new DataView(big.buffer, 3, 2500);
     buf.copyFrom(dv, { offset: 4000 });
     expect(dev(buf.ptr + 4000, 2500)).toEqual(big.subarray(3, 2503));
-    const ab = pattern(2048, 11).buffer;
+    const ab = pattern(2048, 11).buffer as ArrayBuffer;
     buf.copyFrom(ab, { offset: 8499, byteLength: 1500 });
     expect(dev(buf.ptr + 8499, 1500)).toEqual(new Uint8Array(ab, 0, 1500));
     const f64 = Float64Array.from({ length: 300 }, (_, i) => i * 1.5);
@@ -259,7 +259,7 @@ describe('when to stage', () => {
       expect(count('cuMemcpyHtoD')).toBe(0);
       expect(count('cuMemcpyHtoDAsync')).toBe(5);
       const p = PinnedHostBuffer.alloc(8192, { context: ctx });
-      p.array().set(pattern(8192, 2));
+      p.array(Uint8Array).set(pattern(8192, 2));
       driver.calls.length = 0;
       buf.copyFrom(p.array());
       expect(count('cuPointerGetAttributes')).toBe(1);
