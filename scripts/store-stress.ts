@@ -62,7 +62,7 @@ interface WorkerConfig {
   count?: number;
 }
 
-type WorkerMessage = { type: 'connected'; ms: number } | { type: 'done'; failures: string[]; stats: Record<string, number> };
+type WorkerMessage = { type: 'connected'; ms: number } | { type: 'progress'; barriers: number } | { type: 'done'; failures: string[]; stats: Record<string, number> };
 
 const MiB = 1 << 20;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -103,7 +103,9 @@ async function ranksWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void):
   const stores = await Promise.all(ranks.map(() => TcpStore.connect({ host: '127.0.0.1', port: cfg.port, token: cfg.token, timeoutMs: 120_000, size: cfg.options.ranks })));
   send({ type: 'connected', ms: performance.now() - t0 });
   const t1 = performance.now();
+  const progress = setInterval(() => send({ type: 'progress', barriers: stats.barriers }), 5000);
   await Promise.all(stores.map((s, j) => rankLoop(s, ranks[j], cfg.options, stats).catch((e: Error) => void failures.push(e.message))));
+  clearInterval(progress);
   stats.loopMs = performance.now() - t1;
   for (const s of stores) await s.close();
   send({ type: 'done', failures, stats });
@@ -196,6 +198,8 @@ interface Forked {
   child: ChildProcess;
   /** Resolves with the ms its ranks took to connect (and authenticate), from the first try. */
   connected: Promise<number>;
+  /** Barrier passages of its ranks so far (updated every 5 s). */
+  progress: { barriers: number };
   done: Promise<{ failures: string[]; stats: Record<string, number> }>;
 }
 
@@ -204,14 +208,16 @@ function forkWorker(cfg: WorkerConfig): Forked {
   const child = fork(__filename, ['--worker', JSON.stringify(cfg)], { execArgv: ['--import', tsx], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let connected!: (ms: number) => void;
   const connectedP = new Promise<number>((r) => (connected = r));
+  const progress = { barriers: 0 };
   const done = new Promise<{ failures: string[]; stats: Record<string, number> }>((resolve) => {
     child.on('message', (m: WorkerMessage) => {
       if (m.type === 'connected') connected(m.ms);
+      else if (m.type === 'progress') progress.barriers = m.barriers;
       else resolve({ failures: m.failures, stats: m.stats });
     });
     child.on('exit', (code) => resolve({ failures: [`${cfg.role} worker exited with ${code} before reporting`], stats: {} }));
   });
-  return { child, connected: connectedP, done };
+  return { child, connected: connectedP, progress, done };
 }
 
 /** Samples the server's memory (this process) every 50 ms. */
@@ -240,7 +246,7 @@ function sum(results: { stats: Record<string, number> }[], key: string): number 
 }
 
 /** Runs the whole scenario; the report's `failures` lists what went wrong (empty: passed). */
-export async function runStress(o: StressOptions): Promise<StressReport> {
+export async function runStress(o: StressOptions, say?: (line: string) => void): Promise<StressReport> {
   const token = randomBytes(32).toString('hex');
   const server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, log: () => undefined });
   const memory = memorySampler();
@@ -252,7 +258,12 @@ export async function runStress(o: StressOptions): Promise<StressReport> {
   const rankers: Forked[] = [];
   for (let first = 0; first < o.ranks; first += per) rankers.push(forkWorker({ ...base, role: 'ranks', firstRank: first, count: Math.min(per, o.ranks - first) }));
   const connectSeconds = Math.max(...await Promise.all(rankers.map((r) => r.connected))) / 1000;
+  const ticker = say && setInterval(() => {
+    const passed = rankers.reduce((a, r) => a + r.progress.barriers, 0) / o.ranks;
+    say(`${Math.round(passed)} of ${o.barriers} barriers after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }, 30_000);
   const rankResults = await Promise.all(rankers.map((r) => r.done));
+  if (ticker) clearInterval(ticker);
   const seconds = (performance.now() - t0) / 1000;
   for (const a of attackers) a.child.send('stop');
   const [idle, wrong] = await Promise.all(attackers.map((a) => a.done));
@@ -313,7 +324,7 @@ function parseArgs(argv: string[]): StressOptions {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  const r = await runStress(o);
+  const r = await runStress(o, (line) => void process.stderr.write(`store-stress: ${line}\n`));
   process.stdout.write(`${JSON.stringify(r)}\n`);
   process.stdout.write(`${o.ranks} ranks: ${o.barriers} barriers and ${o.setget} set/get each in ${r.workSeconds} s, ${r.seconds} s in all (${r.barriersPerSecond} barriers/s; the slowest process's ranks connected in ${r.connectSeconds} s under attack)\n`);
   process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} challenged, the rest closed at once); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
