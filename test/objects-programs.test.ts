@@ -268,11 +268,11 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
   test('allocation properties are encoded: location, type, handle types, compression, RDMA', () => {
     const { calls, restore } = fakeDriver(ctx, vmm());
     try {
-      const m = PhysicalMemory.create({ size: 4 * MiB, location: { device: 1 }, type: 'managed', handleTypes: ['posixFd', 'fabric'], compression: true, gpuDirectRdma: true, context: ctx });
+      const m = PhysicalMemory.create({ size: 4 * MiB, location: { device: 1 }, type: 'managed', handleTypes: ['posixFd', 'fabric'], compression: true, gpuDirectRdma: true, usage: ['hwDecompress'], context: ctx });
       const [, [, size, prop]] = calls.find(([n]) => n === 'cuMemCreate')!;
       const v = new DataView((prop as Uint8Array).buffer);
       expect(size).toBe(4 * MiB);
-      expect([v.getInt32(0, true), v.getInt32(4, true), v.getInt32(8, true), v.getInt32(12, true), (prop as Uint8Array)[24], (prop as Uint8Array)[25]]).toEqual([2, 1 | 8, 1, 1, 1, 1]);
+      expect([v.getInt32(0, true), v.getInt32(4, true), v.getInt32(8, true), v.getInt32(12, true), (prop as Uint8Array)[24], (prop as Uint8Array)[25], v.getUint16(26, true)]).toEqual([2, 1 | 8, 1, 1, 1, 1, 2]);
       expect(m.type).toBe('managed');
       expect(m.location).toEqual({ type: 1, id: 1 });
       expect(m.granularity).toBe(2 * MiB);
@@ -293,6 +293,7 @@ describe('PhysicalMemory and VirtualAddressRange', () => {
       expect(() => PhysicalMemory.create({ size: MiB, type: 'device' as never, context: ctx })).toThrow(/type must be 'pinned' or 'managed'/);
       expect(() => PhysicalMemory.create({ size: MiB, handleTypes: ['win32' as never], context: ctx })).toThrow(/handleTypes entries/);
       expect(() => PhysicalMemory.create({ size: MiB, compression: 1 as never, context: ctx })).toThrow(/compression must be a boolean/);
+      expect(() => PhysicalMemory.create({ size: MiB, usage: ['sparse' as never], context: ctx })).toThrow(/usage entries must be 'tilePool' or 'hwDecompress'/);
       expect(() => PhysicalMemory.create({ size: MiB, location: -1, context: ctx })).toThrow(RangeError);
       expect(() => PhysicalMemory.create({ size: MiB, location: 1, type: 'device' as never })).toThrow(/type must be 'pinned' or 'managed'/); // before any context is made
       expect(() => PhysicalMemory.granularity({ location: { device: -1 } })).toThrow(/location\.device must be a non-negative integer/);

@@ -26,11 +26,13 @@ export interface PhysicalMemoryOptions {
   compression?: boolean;
   /** Ask for memory usable with GPUDirect RDMA (allocFlags.gpuDirectRDMACapable). */
   gpuDirectRdma?: boolean;
+  /** What the memory is for (allocFlags.usage): 'tilePool' (sparse tiles), 'hwDecompress' (the copy engine's decompression). */
+  usage?: readonly ('tilePool' | 'hwDecompress')[];
   /** The context to make the calls in (default: the location's device's primary context, else the current one). */
   context?: Context;
 }
 
-const PROP_KEYS = ['size', 'location', 'type', 'handleTypes', 'compression', 'gpuDirectRdma', 'context'];
+const PROP_KEYS = ['size', 'location', 'type', 'handleTypes', 'compression', 'gpuDirectRdma', 'usage', 'context'];
 
 function sizeArg(where: string, v: unknown, positive = true): number {
   if (typeof v !== 'number') throw new TypeError(`${where} must be a number of bytes, got ${describe(v)}`);
@@ -57,6 +59,15 @@ export function encodeAllocationProp(where: string, o: Record<string, unknown>, 
       else throw new TypeError(`${where}: handleTypes entries must be 'posixFd' or 'fabric', got ${describe(h)}`);
     }
   }
+  let usage = 0;
+  if (o.usage !== undefined) {
+    if (!Array.isArray(o.usage)) throw new TypeError(`${where}: usage must be an array of 'tilePool' / 'hwDecompress', got ${describe(o.usage)}`);
+    for (const u of o.usage) {
+      if (u === 'tilePool') usage |= drv.CU_MEM_CREATE_USAGE_TILE_POOL;
+      else if (u === 'hwDecompress') usage |= drv.CU_MEM_CREATE_USAGE_HW_DECOMPRESS;
+      else throw new TypeError(`${where}: usage entries must be 'tilePool' or 'hwDecompress', got ${describe(u)}`);
+    }
+  }
   for (const k of ['compression', 'gpuDirectRdma']) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new TypeError(`${where}: ${k} must be a boolean, got ${describe(o[k])}`);
   const prop = new Uint8Array(32); // { type, requestedHandleTypes, location { type, id }, win32HandleMetaData, allocFlags { compressionType u8, gpuDirectRDMACapable u8, usage u16, reserved[4] } }
   const v = new DataView(prop.buffer);
@@ -67,6 +78,7 @@ export function encodeAllocationProp(where: string, o: Record<string, unknown>, 
   v.setInt32(12, loc.id, true);
   if (o.compression) prop[24] = drv.CUmemAllocationCompType.CU_MEM_ALLOCATION_COMP_GENERIC;
   if (o.gpuDirectRdma) prop[25] = 1;
+  v.setUint16(26, usage, true);
   return prop;
 }
 
