@@ -152,6 +152,18 @@ describe('system', () => {
     expect((e as Error).message).toMatch(/^system\.gpus: NVML \(libnvidia-ml\.so\.1, installed with the NVIDIA driver\) is needed and not usable here.*cannot open shared object file.*CUDA_TS_NVML_LIBRARY/);
   });
 
+  test('the real loader: a libnvidia-ml that does not load is NvmlUnavailableError, not a crash', () => {
+    const saved = process.env.CUDA_TS_NVML_LIBRARY;
+    process.env.CUDA_TS_NVML_LIBRARY = '/dev/null'; // an override that does not load is an error, never a fall-through
+    try {
+      expect(() => system.gpuCount).toThrow(NvmlUnavailableError);
+      expect(() => system.kernelDriverVersion).toThrow(/^system\.kernelDriverVersion: NVML .* CUDA_TS_NVML_LIBRARY=\/dev\/null does not load/);
+    } finally {
+      if (saved === undefined) delete process.env.CUDA_TS_NVML_LIBRARY;
+      else process.env.CUDA_TS_NVML_LIBRARY = saved;
+    }
+  });
+
   test('shutdownNvml shuts NVML down once; the next read initialises it again', () => {
     const log: string[] = [];
     provideNvml(fakeNvml(log));
