@@ -18,6 +18,15 @@ extern "C" __global__ void bump(unsigned char* p, unsigned long long n, long lon
   for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x) p[i] = p[i] * 3 + 1;
 }`;
 
+/** Options of {@link ObjectsExecutor}. */
+export interface ObjectsExecutorOptions {
+  /**
+   * Run when the executor is made; what it returns runs at close(): e.g. every pageable copy staged in
+   * small chunks (src/memory/staging.ts's configureStaging), so the model covers the staged path too.
+   */
+  setup?: () => () => void;
+}
+
 export class ObjectsExecutor implements Executor {
   private readonly ctx: Objects.Context;
   private readonly streams: Objects.Stream[];
@@ -29,7 +38,9 @@ export class ObjectsExecutor implements Executor {
   /** Operations run (syncs the engine inserted included). */
   calls = 0;
 
-  constructor(private readonly api: Api) {
+  private readonly teardown: (() => void) | undefined;
+
+  constructor(private readonly api: Api, options: ObjectsExecutorOptions = {}) {
     const dev = api.Device.get(0);
     dev.setCurrent();
     this.ctx = api.Context.current();
@@ -37,6 +48,7 @@ export class ObjectsExecutor implements Executor {
     this.program = new api.Program(SOURCE, { name: 'bump.cu' }).compile();
     this.module = this.program.load();
     this.kernel = this.module.kernel('bump', ['ptr', 'u64', 'i64']);
+    this.teardown = options.setup?.();
   }
 
   reset(sizes: readonly number[]): void {
@@ -142,5 +154,6 @@ export class ObjectsExecutor implements Executor {
     this.module.close();
     this.program.close();
     for (const s of this.streams) s.close();
+    this.teardown?.();
   }
 }
