@@ -226,12 +226,14 @@ describeGpu('objects layer programs: system, pointers, striped VMM, batch attrib
     const before = dlpackExportsAlive();
     for (const [buf, deviceType, sign] of [[dev, 2, 1], [managed, 13, 3], [pinned, 3, 2]] as const) {
       const view = StridedView.of(buf, { dtype: 'f32', shape: [3, 4] }).transpose();
+      const want = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11].map((x) => sign * x);
+      expect(Array.from(view.toArray() as Float32Array)).toEqual(want); // the producer's own view reads the same
       const p = toDLPack(view);
       expect(new DataView(koffi.view(Number(p), 80)).getInt32(40, true)).toBe(deviceType);
       buf.close(); // the exported tensor keeps the memory
       const back = fromDLPack(p);
       expect([back.shape, back.strides, back.dtype]).toEqual([[4, 3], [1, 4], 'f32']);
-      expect(Array.from(back.toArray() as Float32Array)).toEqual([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11].map((x) => sign * x));
+      expect(Array.from(back.toArray() as Float32Array)).toEqual(want);
       expect(dlpackExportsAlive()).toBe(before + 1);
       back.buffer.close(); // the deleter runs: the struct is freed and the buffer's memory with it
       expect(dlpackExportsAlive()).toBe(before);
