@@ -51,7 +51,7 @@ describe('choosing the FFI (no library needed)', () => {
   test('CUDA_TS_FFI names one of four; unset, the runtime decides (its own FFI under Bun and Deno, koffi under Node)', () => {
     for (const b of ['koffi', 'node', 'bun', 'deno']) expect(defaultFfi(b)).toBe(b);
     expect(defaultFfi('ctypes')).toBe("CUDA_TS_FFI must be one of koffi, node, bun, deno, not 'ctypes'");
-    expect(defaultFfi(undefined)).toBe({ node: 'koffi', bun: 'bun', deno: 'deno' }[jsRuntime()]);
+    expect(defaultFfi('')).toBe({ node: 'koffi', bun: 'bun', deno: 'deno' }[jsRuntime()]); // '' is unset (undefined would read the environment)
   });
   test('an unknown CUDA_TS_FFI fails the first call with a TypeError naming it; configure() overrides it', () => {
     const saved = process.env.CUDA_TS_FFI;
