@@ -157,7 +157,7 @@ export class PhysicalMemory extends Resource {
     ctx.check();
     const g = granularityOf(ctx, prop, 'minimum');
     if (size % g !== 0) throw new RangeError(`${where}: size ${size} is not a multiple of the ${g}-byte allocation granularity (PhysicalMemory.granularity())`);
-    drv.call(ctx, 'cuMemCreate', drv.out64, size, prop, 0);
+    drv.allocate(ctx, 'cuMemCreate', drv.out64, size, prop, 0); // out of memory: the cache gives back and it retries once
     return new PhysicalMemory(ctx, size, prop, g, drv.out64[0]);
   }
 
