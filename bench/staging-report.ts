@@ -4,7 +4,7 @@
 // main table ≥ CuPy's.
 import { type ImplResult, type MeasuredRow, fmt, isMeasured, table } from './common';
 import { judge, ratioStats } from './interleave';
-import { STAGING_SIZES, crossover, sizeLabel } from './staging';
+import { CHUNK_SWEEP, STAGING_SIZES, crossover, sizeLabel } from './staging';
 
 /** A verdict line (the shape of bench/run.ts's). */
 export interface StagingVerdict {
@@ -52,13 +52,23 @@ export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult |
     const s = rowOf(staging, `${dir}_256MiB_sync_staged`);
     return `${dir.toUpperCase()} ${fmt(d?.median)} → ${fmt(s?.median)} GB/s (${speedup(d, s)})`;
   });
-  const meta = staging.meta as { crossover?: { h2d: number | null; d2h: number | null }; settings?: { minBytes: number; chunkBytes: number; maxChunks: number } };
+  const meta = staging.meta as {
+    crossover?: { h2d: number | null; d2h: number | null };
+    settings?: { minBytes: number; chunkBytes: number; maxChunks: number };
+    bestChunk?: { h2d: number | null; d2h: number | null };
+  };
+  const sweep = ['h2d', 'd2h'].map((dir) => {
+    const cells = CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_staged_chunk${sizeLabel(c)}`)?.median)}`);
+    const best = meta.bestChunk?.[dir as 'h2d' | 'd2h'];
+    return `${dir.toUpperCase()} ${cells.join(', ')} (fastest: ${best ? sizeLabel(best) : '-'})`;
+  });
   const st = meta.settings;
   const cupyNote = cupy?.skipped ? ` (CuPy: skipped, ${cupy.skipped})` : '';
   return [
     `pageable copies by size (GB/s, median of 5; DeviceBuffer.copyFrom/copyTo of a Uint8Array on a non-blocking stream + synchronize; direct = staging off, staged = every copy staged, interleaved; CuPy = cudaMemcpyAsync of a numpy array)${cupyNote}:`,
     table(['size', 'H2D direct', 'H2D staged', 'staged/direct', 'H2D CuPy', 'D2H direct', 'D2H staged', 'staged/direct', 'D2H CuPy'], lines),
     `without a stream (done on return), 256 MiB, direct → staged: ${sync.join('; ')}`,
+    `256 MiB staged by chunk size (GB/s; STAGING_CHUNK_BYTES): ${sweep.join('; ')}`,
     `crossover (staged at least as fast at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}; ` +
       (st ? `src/memory/staging.ts stages from STAGING_MIN_BYTES = ${st.minBytes === Infinity ? 'Infinity' : sizeLabel(st.minBytes)} in this run (chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks})` : ''),
   ].join('\n');

@@ -104,6 +104,7 @@ function measureObjects(impl: Impl, O: Any, st: Staging): void {
         }
       }
     }
+    chunkSweep(impl, st, buf, host, stream);
     for (const dir of ['h2d', 'd2h'] as const) {
       const name = `${dir}_${sizeLabel(LARGEST)}_sync`;
       try {
@@ -124,6 +125,47 @@ function measureObjects(impl: Impl, O: Any, st: Staging): void {
     stream.close();
   }
   impl.meta.crossover = { h2d: crossover(impl.rows, 'h2d') ?? null, d2h: crossover(impl.rows, 'd2h') ?? null };
+}
+
+/** Chunk sizes tried at 256 MiB (staged, on the stream): which one STAGING_CHUNK_BYTES should be. */
+export const CHUNK_SWEEP: readonly number[] = [1, 2, 4, 8, 16, 32].map((m) => m * MiB);
+
+/** 256 MiB staged at each chunk size of CHUNK_SWEEP; meta.bestChunk names the fastest per direction. */
+function chunkSweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream: Any): void {
+  const before = st.configureStaging({ minBytes: 0 });
+  const best: Record<string, number | null> = { h2d: null, d2h: null };
+  try {
+    for (const dir of ['h2d', 'd2h'] as const) {
+      let top = 0;
+      for (const chunk of CHUNK_SWEEP) {
+        const name = `${dir}_${sizeLabel(LARGEST)}_staged_chunk${sizeLabel(chunk)}`;
+        try {
+          st.configureStaging({ chunkBytes: chunk });
+          const pass = (ops: number) => {
+            for (let i = 0; i < ops; i++) (dir === 'h2d' ? buf.copyFrom(host, { stream }) : buf.copyTo(host, { stream }));
+            stream.synchronize();
+          };
+          pass(1);
+          const reps: number[] = [];
+          const ops = opsFor(LARGEST);
+          for (let k = 0; k < REPS; k++) {
+            const t0 = nowNs();
+            pass(ops);
+            reps.push((LARGEST * ops) / (Number(nowNs() - t0) || 1));
+          }
+          const r = summarize(reps, 'GB/s', ops);
+          impl.rows[name] = r;
+          if (r.median > top) [top, best[dir]] = [r.median, chunk];
+          log(`staging ${name.padEnd(28)} ${r.median.toFixed(2).padStart(7)} GB/s`);
+        } catch (e) {
+          impl.skip(name, reason(e));
+        }
+      }
+    }
+  } finally {
+    st.configureStaging(before);
+  }
+  impl.meta.bestChunk = best;
 }
 
 /** CuPy's copies of the same sizes, from bench/python/bench_cupy_copies.py. */

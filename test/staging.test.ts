@@ -214,6 +214,13 @@ describe('staged copies move the right bytes', () => {
     expect(into.subarray(101, 3101)).toEqual(big.subarray(17, 3017));
     expect(into[100]).toBe(0xee);
     expect(into[3101]).toBe(0xee);
+    // a SharedArrayBuffer's bytes, at an offset
+    const shared = new Uint8Array(new SharedArrayBuffer(3000), 9, 2900);
+    shared.set(pattern(2900, 13));
+    buf.copyFrom(shared, { offset: 3 });
+    expect(count('cuMemcpyHtoD')).toBe(0);
+    expect(buf.copyTo(new Uint8Array(new SharedArrayBuffer(2900)), { offset: 3 })).toEqual(new Uint8Array(pattern(2900, 13)));
+    buf.copyFrom(big.subarray(17), { offset: 5 }); // restore what the lines below read
     const dvOut = new DataView(new ArrayBuffer(2600), 50, 2500);
     buf.copyTo(dvOut, { offset: 4000 });
     expect(new Uint8Array(dvOut.buffer, 50, 2500)).toEqual(big.subarray(3, 2503));

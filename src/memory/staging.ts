@@ -127,9 +127,13 @@ function bytesOf(data: ArrayBufferView | ArrayBuffer, n: number): Uint8Array {
   return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, n) : new Uint8Array(data, 0, n);
 }
 
-/** The host address of host data (n > 0 bytes). */
-function addressOfBytes(b: Uint8Array): number {
-  return Number(koffi.address(b.buffer)) + b.byteOffset;
+/** The host address of host bytes (n > 0), or undefined where koffi cannot tell (the copy then goes direct). */
+function addressOfBytes(b: Uint8Array): number | undefined {
+  try {
+    return Number(koffi.address(b)); // the view's own address: its byteOffset included, SharedArrayBuffers too
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,7 +288,9 @@ function recover(ctx: drv.Bindable, h: number, c: Chunk): void {
 /** True when a pageable copy of `n` bytes of `host` should be staged (large enough, memory the driver does not know). */
 export function stages(n: number, host: ArrayBufferView | ArrayBuffer): boolean {
   const s = settings ?? stagingSettings();
-  return n >= s.minBytes && n > 0 && pageable(addressOfBytes(bytesOf(host, n)));
+  if (n < s.minBytes || n === 0) return false;
+  const address = addressOfBytes(bytesOf(host, n));
+  return address !== undefined && pageable(address);
 }
 
 /**
