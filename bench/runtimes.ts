@@ -1,5 +1,6 @@
-// One trivial typed call under Node, Bun and Deno (issue 26): libcudart's cudaRuntimeGetVersion, which
-// needs no GPU, so this runs on the CPU machine too. Columns: the runtimes; rows: the typed call
+// Trivial typed calls under Node, Bun and Deno (issue 26): libcudart's cudaRuntimeGetVersion, which
+// needs no GPU, so this runs on the CPU machine too, and where a driver answers, the issue's
+// cuCtxGetCurrent and cuDeviceGetAttribute. Columns: the runtimes; rows: the typed call
 // through the runtime's default FFI (koffi under Node; bun:ffi / Deno.dlopen under Bun / Deno), the
 // typed call forced onto koffi (CUDA_TS_FFI=koffi), and the raw FFI call without cuda-ts (koffi, and
 // the runtime's own FFI). Each runtime runs the same CommonJS copy of the tree (scripts/cjs-tree.ts:
@@ -54,6 +55,22 @@ if (!process.env.CUDA_TS_FFI) {
     }
   }
 }
+// on a GPU machine: the issue's trivial driver calls, typed, through the same default FFI
+let cu;
+try {
+  cu = require('./generated/13.0/driver');
+  cu.cuInit(0);
+} catch {
+  cu = undefined; // no driver here: the runtime-library rows only
+}
+if (cu) {
+  const dev = cu.cuDeviceGet(0);
+  cu.cuCtxSetCurrent(cu.cuDevicePrimaryCtxRetain(dev));
+  const attr = cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+  rows['typed cuCtxGetCurrent, ' + (process.env.CUDA_TS_FFI || 'default FFI')] = time(() => cu.cuCtxGetCurrent());
+  rows['typed cuDeviceGetAttribute, ' + (process.env.CUDA_TS_FFI || 'default FFI')] = time(() => cu.cuDeviceGetAttribute(attr, dev));
+  rows.driverBackends = ['cuCtxGetCurrent', 'cuDeviceGetAttribute'].map((n) => n + ': ' + JSON.stringify(cu.binder.backendOf(n)));
+}
 process.stdout.write(JSON.stringify(rows));
 `;
 
@@ -85,7 +102,7 @@ function measure(cmd: string[], dir: string, ffi?: string): Record<string, unkno
 
 function printTable(results: Record<string, Record<string, unknown>>): void {
   const columns = Object.keys(results);
-  const rows = [...new Set(columns.flatMap((c) => Object.keys(results[c])))].filter((r) => r !== 'backend' && r !== 'error');
+  const rows = [...new Set(columns.flatMap((c) => Object.keys(results[c])))].filter((r) => !['backend', 'driverBackends', 'error'].includes(r));
   const cell = (v: unknown) => (typeof v === 'number' ? `${v} ns` : '—');
   console.log(`cudaRuntimeGetVersion, ns per call (median of ${REPEATS} × ${N}; this machine)`);
   console.log(['row'.padEnd(24), ...columns.map((c) => c.padStart(12))].join(''));
@@ -93,19 +110,19 @@ function printTable(results: Record<string, Record<string, unknown>>): void {
   for (const c of columns) {
     const b = results[c].backend as { backend?: string; reason?: string } | undefined;
     if (results[c].error) console.log(`${c}: ${String(results[c].error)}`);
-    else console.log(`${c}: default typed call bound through ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`);
+    else console.log(`${c}: default typed call bound through ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}${results[c].driverBackends ? `; ${(results[c].driverBackends as string[]).join(', ')}` : ''}`);
   }
 }
 
 function main(): void {
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-runtimes-'));
   try {
-    buildCjsTree(dir, ['support', 'generated/13.0/runtime']);
+    buildCjsTree(dir, ['support', 'generated/13.0/runtime', 'generated/13.0/driver']);
     writeFileSync(join(dir, 'bench-body.js'), BODY);
     const results: Record<string, Record<string, unknown>> = {};
     for (const [name, cmd] of Object.entries(runtimes())) {
       results[name] = measure(cmd, dir);
-      if (!results[name].error) Object.assign(results[name], { ...measure(cmd, dir, 'koffi'), backend: results[name].backend });
+      if (!results[name].error) Object.assign(results[name], { ...measure(cmd, dir, 'koffi'), backend: results[name].backend, driverBackends: results[name].driverBackends });
     }
     printTable(results);
     if (process.env.OUT) writeFileSync(join(process.env.OUT, 'runtimes.json'), JSON.stringify(results, null, 1));
