@@ -71,6 +71,9 @@ const fakes: Record<string, FakeFn> = {
   cuCtxDestroy: () => 0,
   cuStreamCreateWithPriority: (o) => out(o, (nextHandle += 0x100)),
   cuStreamDestroy: () => 0,
+  cuStreamBeginCapture: () => 0,
+  cuStreamEndCapture: (_h: number, o: BigUint64Array) => out(o, 0),
+  cuStreamGetCaptureInfo: (_h: number, status: Int32Array, id: BigUint64Array) => ((status[0] = 1), (id[0] = 77n), 0),
   cuMemAlloc: (o, bytes: number) => {
     out(o, DEV_BASE + devTop);
     devTop += Math.ceil(bytes / 256) * 256;
@@ -298,6 +301,21 @@ describe('when to stage', () => {
     buf.copyTo(p);
     expect(names()).not.toContain('cuPointerGetAttributes');
     p.close();
+    buf.close();
+  });
+
+  test('a capturing stream never stages: pageable copies are refused before any chunk is touched', () => {
+    const s = Stream.create({ context: ctx });
+    const buf = DeviceBuffer.alloc(3000, { context: ctx });
+    const stats = stagingStats(ctx);
+    s.beginCapture();
+    driver.calls.length = 0;
+    expect(() => buf.copyFrom(pattern(3000), { stream: s })).toThrow(/DeviceBuffer.copyFrom: a copy from pageable memory cannot be captured/);
+    expect(() => buf.copyTo(new Uint8Array(3000), { stream: s })).toThrow(/DeviceBuffer.copyTo: a copy into pageable memory cannot be captured/);
+    expect(names()).toEqual([]);
+    expect(stagingStats(ctx)).toEqual(stats);
+    s.endCaptureHandle();
+    s.close();
     buf.close();
   });
 
