@@ -27,9 +27,24 @@ const fakeNvrtc = {
   nvrtcGetLTOIR: () => undefined,
   nvrtcGetLoweredName: (_h: unknown, e: string) => `_Z${e.length}lowered`,
 };
-jest.mock('../src/releases', () => ({ ...jest.requireActual('../src/releases'), loadNvrtc: () => fakeNvrtc }));
+const linked: string[][] = [];
+const fakeNvJitLink = {
+  nvJitLinkVersion: () => ({ major: 13, minor: 0 }),
+  nvJitLinkCreate: (opts: string[]) => ({ opts, inputs: [] as Uint8Array[] }),
+  nvJitLinkDestroy: () => undefined,
+  nvJitLinkInputType: { NVJITLINK_INPUT_PTX: 1, NVJITLINK_INPUT_LTOIR: 4 },
+  nvJitLinkAddData: (h: { inputs: Uint8Array[] }, _t: number, bytes: Uint8Array) => void h.inputs.push(bytes.slice()),
+  nvJitLinkComplete: (h: { opts: string[] }) => void linked.push(h.opts),
+  // the "CUBIN" is the inputs back to back
+  nvJitLinkGetLinkedCubinSize: (h: { inputs: Uint8Array[] }) => h.inputs.reduce((n, b) => n + b.length, 0),
+  nvJitLinkGetLinkedCubin: (h: { inputs: Uint8Array[] }, out: Uint8Array) => h.inputs.reduce((at, b) => (out.set(b, at), at + b.length), 0),
+  nvJitLinkGetErrorLogSize: () => 0,
+};
+jest.mock('../src/releases', () => ({ ...jest.requireActual('../src/releases'), loadNvrtc: () => fakeNvrtc, loadNvJitLink: () => fakeNvJitLink }));
 // eslint-disable-next-line import/first
 import { Program } from '../src/program';
+// eslint-disable-next-line import/first
+import { Linker } from '../src/linker';
 
 let dir: string;
 const saved = { ...process.env };
@@ -39,6 +54,7 @@ beforeEach(() => {
   delete process.env.CUDA_TS_CACHE;
   delete process.env.CUDA_TS_CACHE_MAX_BYTES;
   compiled.length = 0;
+  linked.length = 0;
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -158,5 +174,35 @@ describe('Program.compile through the cache (fake NVRTC)', () => {
     process.env.CUDA_TS_CACHE_MAX_BYTES = 'huge';
     expect(() => new Program(source).compile({ arch: 'sm_90' })).toThrow(/^Program\.compile: CUDA_TS_CACHE_MAX_BYTES/);
     expect(compiled).toHaveLength(0);
+  });
+});
+
+describe('Linker.complete through the cache (fake nvJitLink)', () => {
+  const ltoir = new Uint8Array([1, 2, 3, 4]);
+  const link = (options: ConstructorParameters<typeof Linker>[0], ...inputs: Uint8Array[]): { cubin: Uint8Array; fromCache: boolean } => {
+    const l = new Linker(options);
+    inputs.forEach((b, i) => l.add('ltoir', b, `in${i}.ltoir`));
+    const cubin = l.complete();
+    const fromCache = l.fromCache;
+    l.close();
+    return { cubin, fromCache };
+  };
+  test('the same inputs, options and arch link once; the second linker reads the same CUBIN', () => {
+    const first = link({ arch: 'sm_90', lto: true }, ltoir);
+    expect(first.fromCache).toBe(false);
+    const second = link({ arch: 'sm_90', lto: true }, ltoir);
+    expect(second).toEqual({ cubin: first.cubin, fromCache: true });
+    expect(linked).toHaveLength(1);
+  });
+  test('another input, input order, arch or option links again; cache: false never reads it', () => {
+    link({ arch: 'sm_90', lto: true }, ltoir);
+    link({ arch: 'sm_90', lto: true }, ltoir, new Uint8Array([9]));
+    link({ arch: 'sm_90', lto: true }, new Uint8Array([9]), ltoir);
+    link({ arch: 'sm_100', lto: true }, ltoir);
+    link({ arch: 'sm_90', lto: true, options: ['-O0'] }, ltoir);
+    expect(linked).toHaveLength(5);
+    expect(link({ arch: 'sm_90', lto: true, cache: false }, ltoir).fromCache).toBe(false);
+    expect(linked).toHaveLength(6);
+    expect(() => new Linker({ arch: 'sm_90', cache: 1 as unknown as boolean })).toThrow(/^Linker: cache must be a boolean/);
   });
 });
