@@ -412,6 +412,11 @@ describe('several streams', () => {
       s2.synchronize();
       expect(dev(a.ptr, 2000)).toEqual(pattern(2000, 9));
       expect(dev(b.ptr, 2000)).toEqual(pattern(2000, 8));
+      // a lowered bound frees the idle chunks past it at the next copy
+      configureStaging({ maxChunks: 2 });
+      a.copyFrom(pattern(2000, 10));
+      expect(stagingStats(ctx).chunks).toBe(2);
+      expect(dev(a.ptr, 2000)).toEqual(pattern(2000, 10));
       for (const x of [a, b, s1, s2]) x.close();
     } finally {
       trimStaging(ctx);

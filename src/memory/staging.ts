@@ -222,10 +222,10 @@ function idle(ctx: drv.Bindable, pool: Pool, c: Chunk): boolean {
   return !c.pending;
 }
 
-/** Frees the idle chunks whose size is no longer the setting's. */
-function dropOtherSizes(ctx: drv.Bindable, pool: Pool, bytes: number): void {
+/** Frees the idle chunks whose size is no longer the setting's, and idle ones past a lowered bound. */
+function fitSettings(ctx: drv.Bindable, pool: Pool, s: StagingSettings): void {
   for (const c of [...pool.chunks]) {
-    if (c.bytes === bytes || c.leased || !idle(ctx, pool, c)) continue;
+    if ((c.bytes === s.chunkBytes && pool.chunks.length <= s.maxChunks) || c.leased || !idle(ctx, pool, c)) continue;
     retire(pool, c);
     freeChunk(ctx, c);
   }
@@ -237,7 +237,7 @@ function dropOtherSizes(ctx: drv.Bindable, pool: Pool, bytes: number): void {
  */
 function leasePair(ctx: drv.Bindable, s: StagingSettings): [Chunk, Chunk] | undefined {
   const pool = poolOf(ctx);
-  dropOtherSizes(ctx, pool, s.chunkBytes);
+  fitSettings(ctx, pool, s);
   const free = pool.chunks.filter((c) => !c.leased && c.bytes === s.chunkBytes);
   const pair = free.filter((c) => idle(ctx, pool, c) && pool.chunks.includes(c)).slice(0, 2);
   while (pair.length < 2 && pool.chunks.length < s.maxChunks) {
