@@ -33,6 +33,11 @@ const PREFIX = 'CU_DEVICE_ATTRIBUTE_';
 const NOT_ATTRIBUTES: ReadonlySet<string> = new Set(['CU_DEVICE_ATTRIBUTE_MAX']);
 /** Property names that camel-casing would spell otherwise (none today: add `C_NAME: 'propName'`). */
 const RENAMED: Readonly<Record<string, string>> = {};
+/** Attributes whose value is a member of a driver enum: typed by that enum (exported by name from the objects layer). */
+const ENUM_VALUED: Readonly<Record<string, string>> = {
+  CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: 'CUcomputemode',
+  CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: 'CUdeviceNumaConfig',
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -93,7 +98,8 @@ export function deviceProperties(root = ROOT): string {
   ];
   for (const p of props) {
     lines.push(`  /** \`${p.enumerator}\` (${p.value}). */`);
-    lines.push(`  readonly ${p.name}: number${p.old ? '' : ' | undefined'};`);
+    const type = ENUM_VALUED[p.enumerator] ? `drv.${ENUM_VALUED[p.enumerator]}` : 'number';
+    lines.push(`  readonly ${p.name}: ${type}${p.old ? '' : ' | undefined'};`);
   }
   lines.push('}', '');
   lines.push(`/** [property name, CUdevice_attribute, known to CUDA ${BASELINE_RELEASE} drivers] for every property. @internal */`);

@@ -50,7 +50,7 @@ export interface DeviceProperties {
   /** `CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY` (19). */
   readonly canMapHostMemory: number;
   /** `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` (20). */
-  readonly computeMode: number;
+  readonly computeMode: drv.CUcomputemode;
   /** `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH` (21). */
   readonly maximumTexture1dWidth: number;
   /** `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH` (22). */
@@ -270,7 +270,7 @@ export interface DeviceProperties {
   /** `CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS` (129). */
   readonly unifiedFunctionPointers: number | undefined;
   /** `CU_DEVICE_ATTRIBUTE_NUMA_CONFIG` (130). */
-  readonly numaConfig: number | undefined;
+  readonly numaConfig: drv.CUdeviceNumaConfig | undefined;
   /** `CU_DEVICE_ATTRIBUTE_NUMA_ID` (131). */
   readonly numaId: number | undefined;
   /** `CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED` (132). */

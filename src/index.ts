@@ -63,7 +63,7 @@ export {
 export * from './distributed';
 
 // Enums the objects API takes or returns, by name (test/enum-exports.test.ts keeps the list complete)
-export { CUcomputemode, CUdevice_attribute, CUfunction_attribute, CUgraphNodeType, CUstreamCaptureMode } from './driver';
+export { CUcomputemode, CUdevice_attribute, CUdeviceNumaConfig, CUfunction_attribute, CUgraphNodeType, CUstreamCaptureMode } from './driver';
 
 // Errors
 export { CudaError } from '../support';
