@@ -185,7 +185,8 @@ async function objectNvrtcRow(impl: Impl, O: Any): Promise<void> {
       for (let i = 0; i < ops; i++) {
         const p = new O.Program(SAXPY, { name: 'saxpy.cu' });
         try {
-          const out = p.compile?.({ target: 'ptx' }) ?? p.compile?.();
+          // cache: false keeps this row NVRTC's own time (a repeat would hit the kernel cache: bench/kernel-cache.ts)
+          const out = p.compile?.({ target: 'ptx', cache: false }) ?? p.compile?.();
           if (!out) throw new Error('Program.compile returned nothing');
         } finally {
           p.close?.();

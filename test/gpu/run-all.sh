@@ -8,7 +8,8 @@
 # CUDA_TS_RUNTIME=node|bun|deno picks the JavaScript runtime of the doctor, the suites (Jest runs under
 # all three) and the examples (through scripts/run-ts.cjs); BUN / DENO name their binaries (default: on
 # PATH, else /tmp/bun/bun, /tmp/deno/deno). Logs then carry the runtime's name: suites-bun.log, ….
-# The bench part always runs bench/run.ts under Node, plus bench/runtimes.ts (Node/Bun/Deno columns).
+# The bench part always runs bench/run.ts under Node, plus bench/runtimes.ts (Node/Bun/Deno columns)
+# and bench/kernel-cache.ts (a compile in a second process, from the on-disk cache).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-gpu-logs}
@@ -85,6 +86,7 @@ for part in $parts; do
   bench)
     OUT=$out timeout 420 npx tsx bench/run.ts >"$out/bench.log" 2>&1 || failed+=(bench)
     OUT=$out timeout 300 npx tsx bench/runtimes.ts >>"$out/bench.log" 2>&1 || failed+=(bench:runtimes)
+    OUT=$out timeout 300 npx tsx bench/kernel-cache.ts >>"$out/bench.log" 2>&1 || failed+=(bench:kernel-cache)
     ;;
   multigpu)
     npx jest test/gpu/multigpu.gpu.test.ts --selectProjects gpu --runInBand 2>&1 | tail -80 >"$out/multigpu.log"
