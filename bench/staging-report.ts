@@ -69,6 +69,9 @@ export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult |
     table(['size', 'H2D direct', 'H2D staged', 'staged/direct', 'H2D CuPy', 'D2H direct', 'D2H staged', 'staged/direct', 'D2H CuPy'], lines),
     `without a stream (done on return), 256 MiB, direct → staged: ${sync.join('; ')}`,
     `256 MiB staged by chunk size (GB/s; STAGING_CHUNK_BYTES): ${sweep.join('; ')}`,
+    `host copies alone, 256 MiB in 8 MiB pieces with TypedArray.set (GB/s; the staged path's host-side ceiling): ` +
+      `pageable → pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned')?.median)}, → write-combined pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc')?.median)}, ` +
+      `pinned → pageable ${fmt(rowOf(staging, 'hostcopy_from_pinned')?.median)}, pageable → pageable ${fmt(rowOf(staging, 'hostcopy_pageable')?.median)}`,
     `crossover (staged at least as fast at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}; ` +
       (st ? `src/memory/staging.ts stages from STAGING_MIN_BYTES = ${st.minBytes === Infinity ? 'Infinity' : sizeLabel(st.minBytes)} in this run (chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks})` : ''),
   ].join('\n');

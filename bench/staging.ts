@@ -9,7 +9,8 @@
 // h2d/d2h_pageable_256MiB rows; `direct` with staging off (minBytes Infinity), `staged` with every
 // copy staged (minBytes 0), at the default chunk size and bound. The two run interleaved: repetition k
 // of one next to repetition k of the other (alternating which goes first), 5 repetitions, medians.
-// 256 MiB once more without a stream (done on return: the "synchronous" path).
+// 256 MiB once more without a stream (done on return: the "synchronous" path); 256 MiB staged at chunk
+// sizes from 1 to 32 MiB; and the host copies alone (pageable to pinned and back), the staged path's ceiling.
 // CuPy (bench/python/bench_cupy_copies.py): cudaMemcpyAsync of a numpy array on a non-blocking stream,
 // then a synchronize, the operation of the main table's CuPy rows.
 //
@@ -105,6 +106,7 @@ function measureObjects(impl: Impl, O: Any, st: Staging): void {
       }
     }
     chunkSweep(impl, st, buf, host, stream);
+    hostCopyCeiling(impl, O, host);
     for (const dir of ['h2d', 'd2h'] as const) {
       const name = `${dir}_${sizeLabel(LARGEST)}_sync`;
       try {
@@ -166,6 +168,51 @@ function chunkSweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream:
     st.configureStaging(before);
   }
   impl.meta.bestChunk = best;
+}
+
+/**
+ * The host side alone: 256 MiB copied with TypedArray.set in 8 MiB pieces between the pageable array and
+ * pinned memory (plain, and write-combined for the direction to the device), and pageable to pageable.
+ * A staged copy cannot beat the slower of this and the DMA: it says whether a faster host copy (more
+ * threads, write-combined chunks) is where more speed would come from.
+ */
+function hostCopyCeiling(impl: Impl, O: Any, host: Uint8Array): void {
+  const piece = 8 * MiB;
+  const cases: [string, boolean | undefined, 'to' | 'from'][] = [
+    ['hostcopy_to_pinned', false, 'to'],
+    ['hostcopy_to_pinned_wc', true, 'to'],
+    ['hostcopy_from_pinned', false, 'from'],
+    ['hostcopy_pageable', undefined, 'to'],
+  ];
+  for (const [name, wc, dir] of cases) {
+    let pinned: Any;
+    try {
+      pinned = wc === undefined ? undefined : O.PinnedHostBuffer.alloc(piece, { writeCombined: wc });
+      const other: Uint8Array = pinned ? pinned.array(Uint8Array) : new Uint8Array(piece).fill(1);
+      const pass = (ops: number) => {
+        for (let i = 0; i < ops; i++) {
+          for (let off = 0; off < LARGEST; off += piece) {
+            if (dir === 'to') other.set(host.subarray(off, off + piece));
+            else host.set(other, off);
+          }
+        }
+      };
+      pass(1);
+      const reps: number[] = [];
+      for (let k = 0; k < REPS; k++) {
+        const t0 = nowNs();
+        pass(2);
+        reps.push((2 * LARGEST) / (Number(nowNs() - t0) || 1));
+      }
+      const r = summarize(reps, 'GB/s', 2);
+      impl.rows[name] = r;
+      log(`staging ${name.padEnd(28)} ${r.median.toFixed(2).padStart(7)} GB/s`);
+    } catch (e) {
+      impl.skip(name, reason(e));
+    } finally {
+      pinned?.close();
+    }
+  }
 }
 
 /** CuPy's copies of the same sizes, from bench/python/bench_cupy_copies.py. */
