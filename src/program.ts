@@ -55,7 +55,9 @@ export interface CompileOptions {
   /**
    * Read and write the on-disk kernel cache (src/kernel-cache.ts; default true, CUDA_TS_CACHE=0 turns
    * it off everywhere): the same source, headers, name expressions, options and NVRTC version
-   * compiled before, in any process, is read back instead of compiled.
+   * compiled before, in any process, is read back instead of compiled. Never cached: a compilation
+   * that may read files from disk (an include path or forced include in the options, a quoted
+   * `#include` of a name not among the headers given).
    */
   cache?: boolean;
 }
@@ -83,6 +85,8 @@ export class Program extends Resource {
   private lastLog = '';
   /** The source and headers, for the cache key. */
   private readonly inputs: readonly string[];
+  /** The include names of the headers given (the only files the cache key covers). */
+  private readonly headerNames: ReadonlySet<string>;
   /** The outputs read from the kernel cache, when compile() found them there (NVRTC compiled nothing). */
   private cached: KernelCacheEntry | undefined;
   /** True when the last compile() was answered by the on-disk kernel cache. */
@@ -110,6 +114,7 @@ export class Program extends Resource {
     this.handle = handle;
     this.name = name;
     this.inputs = [source, name, ...headers.flat()];
+    this.headerNames = new Set(headers.map(([k]) => k));
     for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
   }
 
@@ -134,7 +139,7 @@ export class Program extends Resource {
     if (options.lto) opts.push('-dlto');
     if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${typeof options.cache}`);
     const cache = kernelCacheConfig(process.env, 'Program.compile');
-    if (options.cache === false) cache.enabled = false;
+    if (options.cache === false || readsFiles(this.inputs, this.headerNames, opts)) cache.enabled = false;
     const key = cache.enabled ? this.cacheKey(opts) : '';
     const hit = cache.enabled ? readCachedKernel(cache, key) : undefined;
     if (hit) {
@@ -299,4 +304,18 @@ function cachedLoweredName(entry: KernelCacheEntry, expression: string): string 
   const lowered = entry.meta.lowered as Record<string, unknown> | undefined;
   const name = lowered && Object.prototype.hasOwnProperty.call(lowered, expression) ? lowered[expression] : undefined;
   return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * True when NVRTC may read files the cache key cannot cover: an include path or a forced include in
+ * the options, or a quoted `#include` of a name not among the headers given. Such a compilation is
+ * never cached (a changed file on disk would otherwise be answered with the old kernel). Angle-bracket
+ * includes without an include path are NVRTC's built-in headers, covered by its version.
+ */
+function readsFiles(inputs: readonly string[], headerNames: ReadonlySet<string>, opts: readonly string[]): boolean {
+  if (opts.some((o) => /^(-I|--include-path|-include|--pre-include)/.test(o))) return true;
+  for (const text of inputs) { // the source and the headers (their names never hold an #include line)
+    for (const m of text.matchAll(/^\s*#\s*include\s*"([^"]+)"/gm)) if (!headerNames.has(m[1])) return true;
+  }
+  return false;
 }

@@ -169,6 +169,19 @@ describe('Program.compile through the cache (fake NVRTC)', () => {
     new Program(source).compile({ arch: 'sm_90' });
     expect(compiled).toHaveLength(7);
   });
+  test('a compilation that may read files the key cannot cover is never cached (include paths, quoted includes not given)', () => {
+    const withInclude = `#include "local.h"\n${source}`;
+    new Program(withInclude).compile({ arch: 'sm_90' });
+    new Program(withInclude).compile({ arch: 'sm_90' });
+    new Program(source).compile({ arch: 'sm_90', options: ['-I/some/dir'] });
+    new Program(source).compile({ arch: 'sm_90', options: ['--include-path=/some/dir'] });
+    new Program(source).compile({ arch: 'sm_90', options: ['--include-path=/some/dir'] });
+    expect(compiled).toHaveLength(5);
+    expect(readdirSync(dir)).toEqual([]);
+    // the same include given as a header is covered by the key: cached
+    const given = () => new Program(withInclude, { headers: { 'local.h': '#define X 1' } }).compile({ arch: 'sm_90' });
+    expect([given().fromCache, given().fromCache]).toEqual([false, true]);
+  });
   test('bad cache settings are refused by name before anything compiles', () => {
     expect(() => new Program(source).compile({ arch: 'sm_90', cache: 'yes' as unknown as boolean })).toThrow(/^Program\.compile: cache must be a boolean/);
     process.env.CUDA_TS_CACHE_MAX_BYTES = 'huge';
