@@ -45,7 +45,7 @@ export const OBJECTS_METHODS: Readonly<Record<string, string>> = {
   cuMemGetInfo: 'Context#memoryInfo',
   cuMemHostAlloc: 'PinnedHostBuffer.alloc',
   cuMemHostGetDevicePointer: 'PinnedHostBuffer#devicePointer',
-  cuMemPoolCreate: 'MemoryPool.make',
+  cuMemPoolCreate: 'MemoryPool.create',
   cuMemPoolTrimTo: 'MemoryPool#trim',
   cuMemPrefetchAsync: 'ManagedBuffer#prefetch',
   cuModuleGetFunction: 'Module#kernel',

@@ -36,11 +36,12 @@ export function docBlock(summary: string, tags: string[]): string {
   return [summary, ...tags].map(clean).join('\n * ');
 }
 
-/** The doc of an entry's lazy stub: the summary line alone. Editors and TypeScript's quick info show the
- *  implementation's TSDoc (in the chunk file, tags included) wherever a stub is called, so the tags
- *  are written once per function instead of twice. */
+/** The doc of an entry's lazy stub: the summary line alone, and `@function` (TypeDoc then documents the
+ *  stub as the function it is, with the implementation's signature and TSDoc). Editors and TypeScript's
+ *  quick info show the implementation's TSDoc (in the chunk file, tags included) wherever a stub is
+ *  called, so the tags are written once per function instead of twice. */
 export function stubDoc(doc: string): string {
-  return doc.split('\n')[0];
+  return `${doc.split('\n')[0]}\n * @function`;
 }
 
 /** Text safe inside a doc comment. */

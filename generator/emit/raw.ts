@@ -127,7 +127,7 @@ export function emitRaw(ctx: EmitContext): Map<string, string> {
   for (const chunk of [...chunkFns.keys()].sort()) {
     files.set(`raw-layer/${chunk}.ts`, emitRawChunk(ctx, chunk, chunkFns.get(chunk)!, byName));
   }
-  const stubs = [...ir.functions.map((fn) => byName.get(fn.name)!), ...aliasStubs(ir.aliases, byName)];
+  const stubs = [...ir.functions.map((fn) => byName.get(fn.name)!), ...aliasStubs(ir.aliases, byName).map((s) => ({ ...s, doc: stubDoc(s.doc) }))];
   files.set('raw.ts', emitRawEntry(ctx, stubs));
   return files;
 }

@@ -325,7 +325,7 @@ export function emitTyped(ctx: ModuleEmitContext): Map<string, string> {
     stubs.push(stub);
     byName.set(fn.name, stub);
   });
-  stubs.push(...aliasStubs(ir.aliases, byName));
+  stubs.push(...aliasStubs(ir.aliases, byName).map((s) => ({ ...s, doc: stubDoc(s.doc) })));
   const files = new Map<string, string>([['index.ts', emitEntry(ctx, stubs)], ['typed/shared.ts', shared]]);
   for (const [chunk, cw] of [...chunkWriters].sort((a, b) => (a[0] < b[0] ? -1 : 1))) files.set(`typed/${chunk}.ts`, cw.toString());
   return files;

@@ -1,6 +1,7 @@
 // The objects-layer links of the generated TSDoc (generator/emit/docs-objects.ts): each class is exported
 // by cuda-ts/objects, each member exists with the static-ness its link says (`Class.member` static,
-// `Class#member` instance) and its body names the C function it is said to wrap. A renamed method, a
+// `Class#member` instance), is public (not private, protected or @internal: the site leaves those out) and
+// its body names the C function it is said to wrap, or calls a member of its class that does. A renamed method, a
 // moved call or a typo fails here, not as a dead link in an editor or the reference site.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,15 @@ import { OBJECTS_METHODS } from '../../generator/emit/docs-objects';
 const SRC = join(__dirname, '..', '..', 'src');
 
 /** Every class declared under src/, by name, with its members' names, static-ness and text. */
-function classes(): Map<string, { name: string; isStatic: boolean; text: string }[]> {
-  const out = new Map<string, { name: string; isStatic: boolean; text: string }[]>();
+interface Member {
+  name: string;
+  isStatic: boolean;
+  isPublic: boolean;
+  text: string;
+}
+
+function classes(): Map<string, Member[]> {
+  const out = new Map<string, Member[]>();
   for (const f of readdirSync(SRC, { recursive: true }) as string[]) {
     if (!f.endsWith('.ts')) continue;
     const source = ts.createSourceFile(f, readFileSync(join(SRC, f), 'utf8'), ts.ScriptTarget.ES2022, true);
@@ -19,8 +27,10 @@ function classes(): Map<string, { name: string; isStatic: boolean; text: string 
       if (!ts.isClassDeclaration(node) || !node.name) continue;
       out.set(node.name.text, node.members.flatMap((m) => {
         if (!m.name || !(ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) return [];
-        const isStatic = !!ts.getModifiers(m as ts.HasModifiers)?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
-        return [{ name: m.name.text, isStatic, text: m.getText(source) }];
+        const modifiers = ts.getModifiers(m as ts.HasModifiers) ?? [];
+        const isStatic = modifiers.some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
+        const hidden = modifiers.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword || x.kind === ts.SyntaxKind.ProtectedKeyword) || m.name.getText(source).startsWith('#') || ts.getJSDocTags(m).some((t) => t.tagName.text === 'internal');
+        return [{ name: m.name.text, isStatic, isPublic: !hidden, text: m.getText(source) }];
       }));
     }
   }
@@ -42,9 +52,12 @@ describe('objects-layer links of the generated docs', () => {
       expect(index).toMatch(new RegExp(`\\b${cls}\\b`));
       const members = declared.get(cls);
       expect(members).toBeDefined();
-      const found = members!.filter((x) => x.name === member);
-      expect(found.map((x) => x.isStatic)).toContain(sep === '.');
-      expect(found.some((x) => x.text.includes(`'${cName}'`) || x.text.includes(`.${cName}(`))).toBe(true);
+      const found = members!.filter((x) => x.name === member && x.isStatic === (sep === '.') && x.isPublic);
+      expect(found.length).toBeGreaterThan(0);
+      const names = (x: Member) => x.text.includes(`'${cName}'`) || x.text.includes(`.${cName}(`);
+      // one level down: a helper of the same class the member calls (`MemoryPool.make(…)`, `this.open(…)`)
+      const helpers = (x: Member) => members!.filter((y) => y !== x && new RegExp(`\\b(?:this|${cls})\\.${y.name}\\(`).test(x.text));
+      expect(found.some((x) => names(x) || helpers(x).some(names))).toBe(true);
     });
   }
 });
