@@ -166,10 +166,12 @@ async function attackWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void,
   const count = (): number => (cfg.role === 'idle' ? stats.opened : stats.attempts);
   let wave = 0;
   while (count() < target || !stop()) {
-    const n = cfg.role === 'idle' ? 400 : 100;
+    // full speed up to the minimum, then a steady trickle for as long as the ranks work
+    const reached = count() >= target;
+    const n = cfg.role === 'idle' ? (reached ? 100 : 400) : reached ? 20 : 100;
     await Promise.all(Array.from({ length: n }, (_, i) => (cfg.role === 'idle' ? idleConnection(cfg.port, (wave + i) % 3, stats) : wrongAttempt(cfg.port, wrong, stats))));
     wave++;
-    if (count() >= target) await sleep(250); // the minimum is reached: keep it up, at a gentler pace
+    if (reached) await sleep(1000);
   }
   send({ type: 'done', failures: stats.welcomed ? [`${stats.welcomed} wrong-token attempts were welcomed`] : [], stats });
 }
