@@ -130,6 +130,7 @@ export class Program extends Resource {
   /** Compiles; throws CompileError with the full log on failure. Returns this. */
   compile(options: CompileOptions = {}): this {
     this.assertOpen();
+    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
     const opts = [...(options.options ?? [])];
     const hasArch = opts.some((o) => /^(-arch|--gpu-architecture)(=|$)/.test(o));
     if (!hasArch) {
@@ -137,7 +138,6 @@ export class Program extends Resource {
       if (arch) opts.push(`--gpu-architecture=${arch}`);
     }
     if (options.lto) opts.push('-dlto');
-    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${typeof options.cache}`);
     const cache = kernelCacheConfig(process.env, 'Program.compile');
     if (options.cache === false || readsFiles(this.inputs, this.headerNames, opts)) cache.enabled = false;
     const key = cache.enabled ? this.cacheKey(opts) : '';
