@@ -122,7 +122,7 @@ export function isPointerLike(v: unknown): v is number | bigint | ArrayBufferVie
 const utf8 = new TextDecoder();
 /** Text of a NUL-terminated C string written into a buffer. */
 export function textFrom(bytes: Uint8Array): string {
-  if (!isUint8Array(bytes)) throw new TypeError(argError('textFrom', 'bytes', 'a Uint8Array', bytes).message);
+  if (!(bytes instanceof Uint8Array) && !isUint8Array(bytes)) throw new TypeError(argError('textFrom', 'bytes', 'a Uint8Array', bytes).message);
   const end = bytes.indexOf(0);
   return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
 }

@@ -399,7 +399,8 @@ export function sameLength(fn: string, names: string[], counts: number[], presen
 
 /** sameLength's own arguments: three arrays of one length, of names, element counts and flags. */
 function checkLengths(names: unknown, counts: unknown, present: unknown): void {
-  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw makeArgError('sameLength', 'names', 'an array of strings', names);
+  if (!Array.isArray(names)) throw makeArgError('sameLength', 'names', 'an array of strings', names);
+  for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') throw makeArgError('sameLength', `names[${i}]`, 'a string', names[i]);
   if (!Array.isArray(counts) || counts.length !== names.length) throw makeArgError('sameLength', 'counts', `an array of ${names.length} element counts`, counts);
   if (!Array.isArray(present) || present.length !== names.length) throw makeArgError('sameLength', 'present', `an array of ${names.length} booleans`, present);
   for (let i = 0; i < names.length; i++) {
@@ -411,6 +412,8 @@ function checkLengths(names: unknown, counts: unknown, present: unknown): void {
 
 /** An array given with an explicit count: it must hold at least that many elements. */
 export function coversCount(fn: string, param: string, length: number, count: number | bigint, countName: string): void {
+  // the common case in one expression (generated calls make it per call); anything else is checked in full below
+  if (typeof count === 'number' && typeof length === 'number' && length >= 0 && length <= MAX_SAFE && count <= length && count >= -MAX_SAFE && count % 1 === 0 && length % 1 === 0 && typeof fn === 'string' && typeof param === 'string' && typeof countName === 'string') return;
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('coversCount', fn, param);
   if (typeof countName !== 'string') throw makeArgError('coversCount', 'countName', 'a string', countName);
   if (!Number.isSafeInteger(length) || length < 0) throw makeArgError('coversCount', 'length', 'a non-negative safe integer', length);
@@ -420,6 +423,7 @@ export function coversCount(fn: string, param: string, length: number, count: nu
 
 /** A byte length the typed layer allocates (text buffers, counts): an integer in [0, 2**31). */
 export function allocLength(fn: string, param: string, n: number | bigint): number {
+  if (typeof n === 'number' && n >= 0 && n <= 0x7fffffff && n % 1 === 0 && typeof fn === 'string' && typeof param === 'string') return n;
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('allocLength', fn, param);
   if (typeof n === 'number' ? Number.isInteger(n) && n >= 0 && n <= 0x7fffffff : typeof n === 'bigint' && n >= 0n && n <= 0x7fffffffn) return Number(n);
   if (typeof n === 'number' || typeof n === 'bigint') throw new RangeError(`${fn}: ${param} = ${describeValue(n)} is not a buffer length this call can allocate (an integer in [0, 2**31))`);
