@@ -4,7 +4,7 @@
 // main table ≥ CuPy's.
 import { type ImplResult, type MeasuredRow, fmt, isMeasured, table } from './common';
 import { judge, ratioStats } from './interleave';
-import { CHUNK_SWEEP, STAGING_SIZES, crossover, sizeLabel } from './staging';
+import { CHUNK_SWEEP, STAGING_SIZES, THREAD_SWEEP, crossover, sizeLabel } from './staging';
 
 /** A verdict line (the shape of bench/run.ts's). */
 export interface StagingVerdict {
@@ -56,7 +56,13 @@ export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult |
     crossover?: { h2d: number | null; d2h: number | null };
     settings?: { minBytes: number; chunkBytes: number; maxChunks: number };
     bestChunk?: { h2d: number | null; d2h: number | null };
+    bestThreads?: { h2d: number | null; d2h: number | null };
   };
+  const threads = ['h2d', 'd2h'].map((dir) => {
+    const cells = THREAD_SWEEP.map((t) => `${t} ${fmt(rowOf(staging, `${dir}_256MiB_staged_threads${t}`)?.median)}`);
+    const best = meta.bestThreads?.[dir as 'h2d' | 'd2h'];
+    return `${dir.toUpperCase()} ${cells.join(', ')} (fastest: ${best ?? '-'})`;
+  });
   const sweep = ['h2d', 'd2h'].map((dir) => {
     const cells = CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_staged_chunk${sizeLabel(c)}`)?.median)}`);
     const best = meta.bestChunk?.[dir as 'h2d' | 'd2h'];
@@ -69,6 +75,7 @@ export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult |
     table(['size', 'H2D direct', 'H2D staged', 'staged/direct', 'H2D CuPy', 'D2H direct', 'D2H staged', 'staged/direct', 'D2H CuPy'], lines),
     `without a stream (done on return), 256 MiB, direct → staged: ${sync.join('; ')}`,
     `256 MiB staged by chunk size (GB/s; STAGING_CHUNK_BYTES): ${sweep.join('; ')}`,
+    `256 MiB staged by helper threads for the host side (GB/s; STAGING_HOST_THREADS): ${threads.join('; ')}`,
     `host copies alone, 256 MiB in 8 MiB pieces with TypedArray.set (GB/s; the staged path's host-side ceiling): ` +
       `pageable → pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned')?.median)}, → write-combined pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc')?.median)}, ` +
       `pinned → pageable ${fmt(rowOf(staging, 'hostcopy_from_pinned')?.median)}, pageable → pageable ${fmt(rowOf(staging, 'hostcopy_pageable')?.median)}`,

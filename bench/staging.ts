@@ -10,7 +10,7 @@
 // copy staged (minBytes 0), at the default chunk size and bound. The two run interleaved: repetition k
 // of one next to repetition k of the other (alternating which goes first), 5 repetitions, medians.
 // 256 MiB once more without a stream (done on return: the "synchronous" path); 256 MiB staged at chunk
-// sizes from 1 to 32 MiB; and the host copies alone (pageable to pinned and back), the staged path's ceiling.
+// sizes from 1 to 32 MiB and with 0 to 3 helper threads for the host side; and the host copies alone (pageable to pinned and back), the staged path's ceiling.
 // CuPy (bench/python/bench_cupy_copies.py): cudaMemcpyAsync of a numpy array on a non-blocking stream,
 // then a synchronize, the operation of the main table's CuPy rows.
 //
@@ -24,6 +24,7 @@ import { loadModule } from './startup';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 type Staging = typeof import('../src/memory/staging');
+type StagingSettings = import('../src/memory/staging').StagingSettings;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -105,7 +106,8 @@ function measureObjects(impl: Impl, O: Any, st: Staging): void {
         }
       }
     }
-    chunkSweep(impl, st, buf, host, stream);
+    impl.meta.bestChunk = sweep(impl, st, buf, host, stream, CHUNK_SWEEP, (v) => ({ chunkBytes: v }), (v) => `chunk${sizeLabel(v)}`);
+    impl.meta.bestThreads = sweep(impl, st, buf, host, stream, THREAD_SWEEP, (v) => ({ hostThreads: v }), (v) => `threads${v}`);
     hostCopyCeiling(impl, O, host);
     for (const dir of ['h2d', 'd2h'] as const) {
       const name = `${dir}_${sizeLabel(LARGEST)}_sync`;
@@ -131,18 +133,23 @@ function measureObjects(impl: Impl, O: Any, st: Staging): void {
 
 /** Chunk sizes tried at 256 MiB (staged, on the stream): which one STAGING_CHUNK_BYTES should be. */
 export const CHUNK_SWEEP: readonly number[] = [1, 2, 4, 8, 16, 32].map((m) => m * MiB);
+/** Helper threads tried at 256 MiB (staged, default chunk size): which STAGING_HOST_THREADS should be. */
+export const THREAD_SWEEP: readonly number[] = [0, 1, 2, 3];
 
-/** 256 MiB staged at each chunk size of CHUNK_SWEEP; meta.bestChunk names the fastest per direction. */
-function chunkSweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream: Any): void {
+/**
+ * 256 MiB staged on the stream with each value of one setting (the others at their defaults); rows
+ * `<dir>_256MiB_staged_<label(v)>`. Returns the fastest value per direction.
+ */
+function sweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream: Any, values: readonly number[], set: (v: number) => Partial<StagingSettings>, label: (v: number) => string): Record<string, number | null> {
   const before = st.configureStaging({ minBytes: 0 });
   const best: Record<string, number | null> = { h2d: null, d2h: null };
   try {
     for (const dir of ['h2d', 'd2h'] as const) {
       let top = 0;
-      for (const chunk of CHUNK_SWEEP) {
-        const name = `${dir}_${sizeLabel(LARGEST)}_staged_chunk${sizeLabel(chunk)}`;
+      for (const v of values) {
+        const name = `${dir}_${sizeLabel(LARGEST)}_staged_${label(v)}`;
         try {
-          st.configureStaging({ chunkBytes: chunk });
+          st.configureStaging({ ...before, minBytes: 0, ...set(v) });
           const pass = (ops: number) => {
             for (let i = 0; i < ops; i++) (dir === 'h2d' ? buf.copyFrom(host, { stream }) : buf.copyTo(host, { stream }));
             stream.synchronize();
@@ -157,7 +164,7 @@ function chunkSweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream:
           }
           const r = summarize(reps, 'GB/s', ops);
           impl.rows[name] = r;
-          if (r.median > top) [top, best[dir]] = [r.median, chunk];
+          if (r.median > top) [top, best[dir]] = [r.median, v];
           log(`staging ${name.padEnd(28)} ${r.median.toFixed(2).padStart(7)} GB/s`);
         } catch (e) {
           impl.skip(name, reason(e));
@@ -167,7 +174,7 @@ function chunkSweep(impl: Impl, st: Staging, buf: Any, host: Uint8Array, stream:
   } finally {
     st.configureStaging(before);
   }
-  impl.meta.bestChunk = best;
+  return best;
 }
 
 /**

@@ -13,7 +13,7 @@ import { fakeContext, fakeDriver, out, type FakeFn } from './helpers/fake-driver
 
 const NOT_READY = 600;
 const DEV_BASE = 0x7f0000000000;
-const heap = new Uint8Array(1 << 22);
+const heap = new Uint8Array(1 << 24);
 let devTop = 0;
 let nextHandle = 0x5000;
 const hostBlocks = new Map<number, { mem: unknown; bytes: number }>();
@@ -144,7 +144,9 @@ const count = (name: string) => driver.calls.filter(([n]) => n === name).length;
 
 /** Bytes i*7+seed (mod 256) filling `n` bytes. */
 function pattern(n: number, seed = 1): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed) & 0xff);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = (i * 7 + seed) & 0xff;
+  return out;
 }
 
 beforeAll(() => {
@@ -256,6 +258,26 @@ describe('staged copies move the right bytes', () => {
   });
 });
 
+test('with helper threads for the host side: both directions, on a stream and without, byte for byte', async () => {
+  const before = configureStaging({ chunkBytes: (3 << 20) / 2 + 5, hostThreads: 2 });
+  try {
+    const n = (7 << 20) / 2 + 3;
+    const s = Stream.create({ context: ctx });
+    const buf = DeviceBuffer.alloc(n, { context: ctx });
+    for (let round = 0; round < 4; round++) {
+      const data = pattern(n, round);
+      buf.copyFrom(data, round & 1 ? { stream: s } : undefined);
+      expect(Buffer.compare(buf.copyTo(new Uint8Array(n), round & 1 ? { stream: s } : undefined), data)).toBe(0);
+      await new Promise((r) => setTimeout(r, 20)); // helpers start meanwhile
+    }
+    s.close();
+    buf.close();
+  } finally {
+    configureStaging(before);
+    trimStaging(ctx);
+  }
+});
+
 describe('when to stage', () => {
   test('below minBytes, and for memory the driver knows (a typed array over pinned memory), the copy goes direct', () => {
     const before = configureStaging({ minBytes: 4096 });
@@ -326,10 +348,11 @@ describe('when to stage', () => {
     expect(() => configureStaging({ minBytes: 1.5 })).toThrow(RangeError);
     expect(() => configureStaging({ chunk: 4 } as never)).toThrow(/configureStaging: unknown setting 'chunk'/);
     expect(() => configureStaging(null as never)).toThrow(TypeError);
-    expect(stagingSettings()).toEqual({ minBytes: 0, chunkBytes: 1000, maxChunks: 2 });
-    expect(stagingFromEnvironment({})).toEqual({ minBytes: STAGING_MIN_BYTES, chunkBytes: 8 << 20, maxChunks: 2 });
+    expect(stagingSettings()).toEqual({ minBytes: 0, chunkBytes: 1000, maxChunks: 2, hostThreads: 0 });
+    expect(stagingFromEnvironment({})).toEqual({ minBytes: STAGING_MIN_BYTES, chunkBytes: 8 << 20, maxChunks: 2, hostThreads: 0 });
     expect(stagingFromEnvironment({ CUDA_TS_STAGING: '0' }).minBytes).toBe(Infinity);
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4' })).toEqual({ minBytes: 65536, chunkBytes: 4194304, maxChunks: 4 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ minBytes: 65536, chunkBytes: 4194304, maxChunks: 4, hostThreads: 3 });
+    expect(() => configureStaging({ hostThreads: 9 })).toThrow(/configureStaging: hostThreads must be an integer from 0 to 8, got 9/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_CHUNK_BYTES: '8M' })).toThrow(/CUDA_TS_STAGING_CHUNK_BYTES must be a non-negative integer, got '8M'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_CHUNKS: '1' })).toThrow(/maxChunks must be an integer from 2 to 64/);
   });

@@ -21,6 +21,7 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { deferError, hostFuncs } from '../lifecycle';
+import { MAX_COPY_HELPERS, hostCopy } from './host-copy';
 
 /**
  * The crossover: pageable copies of at least this many bytes are staged, smaller ones go to the driver
@@ -33,6 +34,11 @@ export const STAGING_MIN_BYTES = 1 << 20;
 export const STAGING_CHUNK_BYTES = 8 << 20;
 /** Pinned chunks a context's pool may hold: one double-buffered pair. */
 export const STAGING_MAX_CHUNKS = 2;
+/**
+ * Helper threads for the host side of a staged copy (host-copy.ts); 0: the calling thread alone. To be
+ * measured: bench/staging.ts times 256 MiB with 0 to 3 helpers.
+ */
+export const STAGING_HOST_THREADS = 0;
 
 /** How pageable copies are staged (see {@link configureStaging}). */
 export interface StagingSettings {
@@ -42,6 +48,8 @@ export interface StagingSettings {
   chunkBytes: number;
   /** Most pinned chunks per context (at least 2: a copy uses a pair). */
   maxChunks: number;
+  /** Helper threads that copy between pageable and pinned memory beside the calling thread (0: none; see host-copy.ts). */
+  hostThreads: number;
 }
 
 /** The environment variables that override the defaults (read once, at the first staged-size copy). */
@@ -51,9 +59,11 @@ export const STAGING_ENV = {
   minBytes: 'CUDA_TS_STAGING_MIN_BYTES',
   chunkBytes: 'CUDA_TS_STAGING_CHUNK_BYTES',
   maxChunks: 'CUDA_TS_STAGING_CHUNKS',
+  hostThreads: 'CUDA_TS_STAGING_THREADS',
 } as const;
 
 let settings: StagingSettings | undefined;
+const SETTING_KEYS: readonly string[] = ['minBytes', 'chunkBytes', 'maxChunks', 'hostThreads'];
 
 function checkSettings(where: string, s: StagingSettings): StagingSettings {
   if (typeof s.minBytes !== 'number' || !(s.minBytes === Infinity || (Number.isSafeInteger(s.minBytes) && s.minBytes >= 0))) {
@@ -64,6 +74,9 @@ function checkSettings(where: string, s: StagingSettings): StagingSettings {
   }
   if (typeof s.maxChunks !== 'number' || !Number.isSafeInteger(s.maxChunks) || s.maxChunks < 2 || s.maxChunks > 64) {
     throw new RangeError(`${where}: maxChunks must be an integer from 2 to 64, got ${String(s.maxChunks)}`);
+  }
+  if (typeof s.hostThreads !== 'number' || !Number.isSafeInteger(s.hostThreads) || s.hostThreads < 0 || s.hostThreads > MAX_COPY_HELPERS) {
+    throw new RangeError(`${where}: hostThreads must be an integer from 0 to ${MAX_COPY_HELPERS}, got ${String(s.hostThreads)}`);
   }
   return s;
 }
@@ -81,6 +94,7 @@ export function stagingFromEnvironment(env: NodeJS.ProcessEnv = process.env): St
     minBytes: off ? Infinity : num(STAGING_ENV.minBytes, STAGING_MIN_BYTES),
     chunkBytes: num(STAGING_ENV.chunkBytes, STAGING_CHUNK_BYTES),
     maxChunks: num(STAGING_ENV.maxChunks, STAGING_MAX_CHUNKS),
+    hostThreads: num(STAGING_ENV.hostThreads, STAGING_HOST_THREADS),
   });
 }
 
@@ -96,7 +110,7 @@ export function stagingSettings(): StagingSettings {
  */
 export function configureStaging(change: Partial<StagingSettings>): StagingSettings {
   if (typeof change !== 'object' || change === null) throw new TypeError(`configureStaging: expected an object, got ${String(change)}`);
-  for (const k of Object.keys(change)) if (k !== 'minBytes' && k !== 'chunkBytes' && k !== 'maxChunks') throw new TypeError(`configureStaging: unknown setting '${k}' (expected minBytes, chunkBytes, maxChunks)`);
+  for (const k of Object.keys(change)) if (!SETTING_KEYS.includes(k)) throw new TypeError(`configureStaging: unknown setting '${k}' (expected ${SETTING_KEYS.join(', ')})`);
   const before = stagingSettings();
   const next = { ...before };
   for (const [k, v] of Object.entries(change) as [keyof StagingSettings, number | undefined][]) if (v !== undefined) next[k] = v;
@@ -299,7 +313,8 @@ export function stages(n: number, host: ArrayBufferView | ArrayBuffer): boolean 
  * directly). The caller checked the arguments and that `h` is not capturing.
  */
 export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: ArrayBufferView | ArrayBuffer, n: number): boolean {
-  const pair = leasePair(ctx, settings ?? stagingSettings());
+  const s = settings ?? stagingSettings();
+  const pair = leasePair(ctx, s);
   if (pair === undefined) return false;
   const src = bytesOf(host, n);
   const size = pair[0].bytes;
@@ -309,7 +324,7 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
       const c = pair[k];
       const len = Math.min(size, n - off);
       settle(ctx, c); // its previous DMA (chunk k-2, or an earlier copy's) has read it
-      c.view.set(len === n ? src : src.subarray(off, off + len));
+      hostCopy(len === size ? c.view : c.view.subarray(0, len), len === n ? src : src.subarray(off, off + len), s.hostThreads);
       drv.callOnStream(ctx, h, 'cuMemcpyHtoDAsync', dst + off, c.ptr, len, h);
       untracked = c;
       record(ctx, h, c);
@@ -334,7 +349,8 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
  * was copied: copy directly). The caller checked the arguments and that `h` is not capturing.
  */
 export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView | ArrayBuffer, src: number, n: number): boolean {
-  const pair = leasePair(ctx, settings ?? stagingSettings());
+  const s = settings ?? stagingSettings();
+  const pair = leasePair(ctx, s);
   if (pair === undefined) return false;
   const dst = bytesOf(host, n);
   const size = pair[0].bytes;
@@ -358,7 +374,7 @@ export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView 
       const off = k * size;
       const len = Math.min(size, n - off);
       settle(ctx, c);
-      dst.set(len === size ? c.view : c.view.subarray(0, len), off);
+      hostCopy(dst.subarray(off, off + len), len === size ? c.view : c.view.subarray(0, len), s.hostThreads);
     }
   } catch (e) {
     if (untracked !== undefined) recover(ctx, h, untracked);

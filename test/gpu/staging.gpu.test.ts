@@ -6,6 +6,7 @@
 import * as objects from '../../src';
 import { Context, DeviceBuffer, LaunchConfig, PinnedHostBuffer, Stream, launch, type Kernel } from '../../src';
 import { configureStaging, stagingSettings, stagingStats, trimStaging, type StagingSettings } from '../../src/memory/staging';
+import { copyHelperParts, copyHelpersUnavailable } from '../../src/memory/host-copy';
 import { runModel } from '../model/buffer-model';
 import { ObjectsExecutor } from '../model/objects-executor';
 import { compileForSuite, describeGpu } from './gpu-env';
@@ -65,6 +66,26 @@ describeGpu('pageable copies staged through pinned memory', () => {
     const other = noise(n, 2);
     buf.copyFrom(other, { stream: s });
     expectSame(buf.copyTo(new Uint8Array(n), { stream: s }), other);
+    s.close();
+    buf.close();
+  });
+
+  test('helper threads for the host side (2 and 3): 40 MiB + 7 bytes both ways, with and without a stream', async () => {
+    const n = (40 << 20) + 7;
+    const buf = DeviceBuffer.alloc(n);
+    const s = Stream.create({ nonBlocking: true });
+    for (const hostThreads of [2, 3]) {
+      configureStaging({ hostThreads, chunkBytes: (4 << 20) + 1 });
+      for (let round = 0; round < 3; round++) {
+        const data = noise(n, 40 + round);
+        const stream = round === 1 ? s : undefined;
+        buf.copyFrom(data, { stream });
+        expectSame(buf.copyTo(new Uint8Array(n), { stream }), data);
+        await new Promise((r) => setTimeout(r, 50)); // the helpers start meanwhile
+      }
+    }
+    expect(copyHelperParts().helpers).toBeGreaterThan(0);
+    expect(copyHelpersUnavailable()).toBeUndefined();
     s.close();
     buf.close();
   });

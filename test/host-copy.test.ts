@@ -1,0 +1,67 @@
+// src/memory/host-copy.ts with real helper threads: parts made by helpers and by the calling thread land
+// where they belong (odd sizes, offsets into larger buffers, many rounds in a row), and helpers that cannot
+// load koffi never stop a copy: the calling thread takes their parts back, then stops using helpers.
+import { MAX_COPY_HELPERS, PARALLEL_COPY_MIN_BYTES, copyHelperParts, copyHelpersUnavailable, hostCopy, resetCopyHelpers } from '../src/memory/host-copy';
+
+function noise(n: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+afterAll(() => resetCopyHelpers());
+
+test('below the minimum or with no threads, a plain copy', () => {
+  const src = noise(1000, 1);
+  const dst = new Uint8Array(1000);
+  hostCopy(dst, src, 3);
+  expect(dst).toEqual(src);
+  const big = noise(PARALLEL_COPY_MIN_BYTES + 5, 2);
+  const out = new Uint8Array(big.length);
+  hostCopy(out, big, 0);
+  expect(out).toEqual(big);
+});
+
+test.each([1, 2, 3, MAX_COPY_HELPERS])('%i helper(s): every byte where it belongs, round after round', async (threads) => {
+  const before = copyHelperParts().helpers;
+  for (const n of [PARALLEL_COPY_MIN_BYTES, PARALLEL_COPY_MIN_BYTES + 1, 3 * PARALLEL_COPY_MIN_BYTES + 4097, 5_000_011]) {
+    const src = noise(n + 13, n).subarray(13);
+    const into = new Uint8Array(n + 20).fill(0xee);
+    const dst = into.subarray(7, 7 + n);
+    hostCopy(dst, src, threads);
+    expect(Buffer.compare(dst, src)).toBe(0);
+    expect([into[6], into[7 + n]]).toEqual([0xee, 0xee]);
+    await sleep(5); // helpers start at their own pace: later rounds find them running
+  }
+  // once started, helpers make parts (rounds until one did, each checked the same way)
+  for (let round = 0; round < 100 && copyHelperParts().helpers === before; round++) {
+    const src = noise(2 * PARALLEL_COPY_MIN_BYTES + 1, round);
+    const dst = new Uint8Array(src.length);
+    hostCopy(dst, src, threads);
+    expect(Buffer.compare(dst, src)).toBe(0);
+    await sleep(20);
+  }
+  expect(copyHelperParts().helpers).toBeGreaterThan(before);
+  expect(copyHelpersUnavailable()).toBeUndefined();
+});
+
+test('helpers that cannot load koffi: every copy is still whole, and helpers are given up', async () => {
+  await resetCopyHelpers('/nonexistent/koffi-for-the-test.js');
+  const src = noise(3 * PARALLEL_COPY_MIN_BYTES + 3, 9);
+  for (let round = 0; round < 200 && copyHelpersUnavailable() === undefined; round++) {
+    const dst = new Uint8Array(src.length);
+    hostCopy(dst, src, 2);
+    expect(Buffer.compare(dst, src)).toBe(0);
+    await sleep(10);
+  }
+  expect(copyHelpersUnavailable()).toBe('a copy helper could not load koffi');
+  const dst = new Uint8Array(src.length);
+  hostCopy(dst, src, 2);
+  expect(Buffer.compare(dst, src)).toBe(0);
+  await resetCopyHelpers();
+});
