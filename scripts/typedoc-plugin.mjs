@@ -14,9 +14,12 @@
 //    the fields of an object type written inline as a return type (`(): { free: number; total: number }`)
 //    are left to the function's own comment, since TypeDoc reads no comment written inside such a
 //    one-line type.
-import { readFileSync } from 'node:fs';
+// 3. Links the examples (examples/*.ts) from the objects-layer classes and functions each imports: an
+//    "Examples" block on each, pointing at the example's source in the repository (like the source
+//    links of sourceLinkTemplate).
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { Application, Comment, Converter, DeclarationReflection, ParameterType, ReflectionKind, ReflectionType } from 'typedoc';
+import { Application, Comment, CommentTag, Converter, DeclarationReflection, ParameterType, ReflectionKind, ReflectionType } from 'typedoc';
 
 /** The support package's folder, as generator/support-path.ts names it (TypeScript a plugin cannot import). */
 const SUPPORT_DIR = (() => {
@@ -66,7 +69,10 @@ export function load(app) {
     return optionsFile ? dirname(resolve(optionsFile)) : process.cwd();
   };
   const pathOf = (fullFileName) => relative(root(), fullFileName).split(sep).join('/');
-  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => nameModules(context.project, pathOf));
+  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
+    nameModules(context.project, pathOf);
+    linkExamples(context.project, root());
+  });
   app.on(Application.EVENT_VALIDATE_PROJECT, (project) => validateDocumentation(app, project, pathOf));
 }
 
@@ -85,6 +91,39 @@ function nameModules(project, pathOf) {
       const text = headerComment(source);
       if (text) mod.comment = new Comment([{ kind: 'text', text }]);
     }
+  }
+}
+
+/** Objects-layer names each example imports from `../src`, example file → names. */
+function examplesByFile(root) {
+  const dir = resolve(root, 'examples');
+  const out = new Map();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'gpu-check.ts').sort()) {
+    const text = readFileSync(resolve(dir, file), 'utf8');
+    const names = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\.\/src(?:\/index)?'/g)]
+      .flatMap((m) => m[1].split(','))
+      .map((n) => n.trim())
+      .filter((n) => n && !n.startsWith('type '));
+    if (names.length) out.set(file, names);
+  }
+  return out;
+}
+
+/** An "Examples" block (a `@see` tag) on every objects-layer class or function an example imports. */
+function linkExamples(project, root) {
+  const objects = project.getChildByName('cuda-ts/objects');
+  if (!objects) return;
+  const byName = new Map();
+  for (const [file, names] of examplesByFile(root)) for (const n of names) byName.set(n, [...(byName.get(n) ?? []), file]);
+  for (const [name, files] of byName) {
+    const ref = objects.getChildByName(name);
+    if (!ref) continue;
+    const target = ref.kindOf(ReflectionKind.Function) ? ref.signatures?.[0] : ref;
+    if (!target) continue;
+    target.comment ??= new Comment([]);
+    // pages sit two folders below the site root (docs/api/<kind>/<page>.html), as sourceLinkTemplate assumes
+    const links = files.map((f) => `[${f.replace(/\.ts$/, '')}](../../../examples/${f})`).join(', ');
+    target.comment.blockTags.push(new CommentTag('@see', [{ kind: 'text', text: `Examples: ${links}` }]));
   }
 }
 

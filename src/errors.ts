@@ -9,12 +9,19 @@ export { CudaError };
 
 /** The codes of {@link ObjectsError}s (a library status is never negative; -1 and -2 are the support package's). */
 export const OBJECTS_ERROR = {
+  /** An object used after close() (ClosedObjectError). */
   closed: -3,
+  /** A compile, link or load failed (BuildError, with its log). */
   build: -4,
+  /** A wait ran past its time limit. */
   timeout: -5,
+  /** The rendezvous store refused or failed a request. */
   store: -6,
+  /** A deferred free failed when it finally ran (DeferredFreeError). */
   deferredFree: -7,
+  /** A blocking call refused while a JS callback is pending (HostCallbackPendingError). */
   callbackPending: -8,
+  /** A library or feature this machine or device lacks (NVML, execution affinity, descriptor passing off Linux). */
   unavailable: -9,
   /** A method called in the wrong state (before compile(), after complete(), …). */
   state: -10,
@@ -47,7 +54,7 @@ export class ClosedObjectError extends ObjectsError {
   /** The kind of object (`Stream`, `DeviceBuffer`, `CUcontext`, …). */
   readonly kind: string;
   /**
-   * `where` is the `Class.method` called (when not given: found on the stack, see {@link callerName});
+   * `where` is the `Class.method` called (when not given: found on the stack, see `callerName`);
    * `kind` the closed object's kind.
    */
   constructor(where: string | undefined, kind: string) {
@@ -59,7 +66,7 @@ export class ClosedObjectError extends ObjectsError {
 
 /**
  * Methods and functions of the objects layer that check on behalf of a public call (the door's
- * helpers, closed-object and usability checks): {@link callerName} passes over their frames.
+ * helpers, closed-object and usability checks): `callerName` passes over their frames.
  */
 export const CHECK_HELPERS: ReadonlySet<string> = new Set([
   'assertOpen', 'assertUsable', 'check', 'throwDeferred', 'DeferredFreeError',

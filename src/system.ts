@@ -87,8 +87,11 @@ function chars(v: unknown): string {
 export interface PciInfo {
   /** `domain:bus:device.function`, e.g. `00000000:1B:00.0`. */
   busId: string;
+  /** The PCI domain (segment). */
   domain: number;
+  /** The PCI bus number. */
   bus: number;
+  /** The PCI device number on its bus. */
   device: number;
   /** The combined 16-bit device id and 16-bit vendor id. */
   pciDeviceId: number;
@@ -99,7 +102,7 @@ export interface PciInfo {
 /**
  * One GPU as NVML sees it (`system.gpu(i)`): typed properties, each read when asked (one NVML call).
  * A property this GPU or driver does not support is undefined (fans on a passively cooled board, …).
- * NVML's index order is PCI order, which may differ from CUDA's ordinals: {@link cudaDevice} maps it.
+ * NVML's index order is PCI order, which may differ from CUDA's ordinals: `cudaOrdinal` maps it.
  */
 export class NvmlDevice {
   /** @internal */

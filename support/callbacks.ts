@@ -30,6 +30,7 @@ export const hostCallbacks = {
   get pending(): number {
     return pendingCount;
   },
+  /** Sets the count (one more when a callback is handed to CUDA, one less when it has run). */
   set pending(n: number) {
     if (!Number.isSafeInteger(n) || n < 0) throw argError('hostCallbacks.pending', 'value', 'a non-negative integer (one more when a callback is handed to CUDA, one less when it has run)', n);
     pendingCount = n;

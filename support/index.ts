@@ -30,6 +30,7 @@ export const nodeFfiResult: typeof NodeFfi.nodeFfiResult = (type) => nodeffi().n
 export const nodeFfiSignature: typeof NodeFfi.nodeFfiSignature = (result, params) => nodeffi().nodeFfiSignature(result, params);
 /** One module's library opened through node:ffi (see ./nodeffi); the class loads on first access. */
 export type NodeFfiLibrary = NodeFfi.NodeFfiLibrary;
+/** The NodeFfiLibrary class (loaded on first access). */
 export declare const NodeFfiLibrary: typeof NodeFfi.NodeFfiLibrary;
 Object.defineProperty(exports, 'NodeFfiLibrary', { enumerable: true, configurable: true, get: () => nodeffi().NodeFfiLibrary });
 export { lazyEnums, lazyFunctions, type ChunkLoader } from './lazy';

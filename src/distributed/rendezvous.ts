@@ -56,7 +56,7 @@ export function parseAddress(address: unknown, call: string): { host: string; po
   return { host: m[1], port };
 }
 
-/** Bits a store token must carry at least (estimated by {@link tokenBits}). */
+/** Bits a store token must carry at least (estimated by `tokenBits`). */
 export const MIN_TOKEN_BITS = 128;
 
 /**

@@ -50,7 +50,7 @@ export class StoreTimeoutError extends StoreError {}
 
 /**
  * The token from `token`, else from $CUDA_TS_STORE_TOKEN; a TypeError naming `call` when neither is set,
- * a RangeError when it is weak (under 128 bits by {@link tokenBits}, or fewer than 8 distinct characters):
+ * a RangeError when it is weak (under 128 bits by `tokenBits`, or fewer than 8 distinct characters):
  * one recorded handshake lets anyone test guesses offline, so the token must resist brute force.
  */
 export function storeToken(token: unknown, call: string): string {

@@ -20,7 +20,12 @@ import { PinnedHostBuffer } from './pinned-host-buffer';
 import { DTYPE_SIZES, StridedView, contiguousStrides, elementSpan, type DType } from './strided-view';
 
 /** The DLPack version cuda-ts writes (and the major version it reads). */
-export const DLPACK_VERSION = Object.freeze({ major: 1, minor: 1 });
+export const DLPACK_VERSION = Object.freeze({
+  /** Major version: a capsule of another major version is refused. */
+  major: 1,
+  /** Minor version. */
+  minor: 1,
+});
 /** DLDeviceType values cuda-ts exchanges. */
 export const DL_DEVICE = Object.freeze({ cpu: 1, cuda: 2, cudaHost: 3, cudaManaged: 13 });
 /** DLManagedTensorVersioned.flags bits. */

@@ -202,6 +202,7 @@ export class StridedView {
     }
   }
 
+  /** `StridedView(dtype, shape […], strides […], memory kind)`. */
   toString(): string {
     return `StridedView(${this.dtype}, shape [${this.shape}], strides [${this.strides}], ${this.memoryKind})`;
   }

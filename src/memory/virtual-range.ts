@@ -113,7 +113,12 @@ export class PhysicalMemory extends Resource {
   /** Bytes allocated. */
   readonly size: number;
   /** Where the memory lives, as the driver was told: `{ type, id }` of CUmemLocation. */
-  readonly location: { readonly type: number; readonly id: number };
+  readonly location: {
+    /** The CUmemLocationType value (a device, a host NUMA node, …). */
+    readonly type: number;
+    /** The device ordinal or NUMA node id. */
+    readonly id: number;
+  };
   /** The allocation type: 'pinned' or 'managed'. */
   readonly type: 'pinned' | 'managed';
   /** The minimum granularity of this kind of allocation: sizes and map offsets are multiples of it. */
