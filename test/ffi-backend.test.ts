@@ -159,6 +159,15 @@ for (const [backend, skip] of backends) {
         koffi.unregister(cmp);
       }
     });
+    test('a JS string given for const char * arrives as NUL-terminated UTF-8 (libc strlen), a size_t comes back as a number', () => {
+      const libc = new Binder({ module: 'libc', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libc.so.6'], env: 'CUDA_TS_LIBC_LIBRARY', resolve: 'symbol' });
+      libc.configure({ ffi: backend });
+      const strlen = libc.bind('strlen', 'strlen', undefined, 'size_t', ['const char *']);
+      expect(libc.backendOf('strlen')?.backend).toBe(backend);
+      expect(strlen('héllo')).toBe(6);
+      expect(strlen('')).toBe(0);
+      expect(strlen('x'.repeat(1000))).toBe(1000);
+    });
     test('a missing symbol still fails at call time with the usual error', () => {
       expect(() => b.bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int32_t', [], '13.1')).toThrow(/cudaFutureFunction is not available/);
     });
