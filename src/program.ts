@@ -76,7 +76,11 @@ function currentArch(): string | undefined {
  * {@link Module} or linked with a {@link Linker}. Free with close() or `using`.
  */
 export class Program extends Resource {
-  /** The NVRTC handle (nvrtcProgram). */
+  /**
+   * The NVRTC handle (nvrtcProgram). After a compile() the kernel cache answered ({@link fromCache}),
+   * NVRTC compiled nothing on it: read the outputs through ptx, cubin, ltoir, log and loweredName, or
+   * compile with `{ cache: false }` to call NVRTC on the handle yourself.
+   */
   readonly handle: nvrtc.nvrtcProgram;
   /** The file name used in messages ({@link ProgramOptions.name}, default `program.cu`). */
   readonly name: string;
