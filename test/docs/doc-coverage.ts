@@ -32,7 +32,7 @@ export function layerCoverage(dir: string, skip: (file: string) => boolean = () 
       if (!ts.isFunctionDeclaration(node) || !node.name || !ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
       out.functions++;
       const doc = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc).pop();
-      const tags = new Map((doc?.tags ?? []).filter(ts.isJSDocParameterTag).map((t) => [t.name.getText(source), text(t.comment).trim()]));
+      const tags = new Map(Array.from(doc?.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment).trim()]));
       const names = node.parameters.map((p) => p.name.getText(source));
       const withText = names.filter((n) => (tags.get(n) ?? '') !== '');
       out.params += names.length;

@@ -38,7 +38,7 @@ function emittedDocs(dir: string): Map<string, { summary: string; params: Map<st
     for (const node of source.statements) {
       if (!ts.isFunctionDeclaration(node) || !node.name) continue;
       const doc = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc).pop();
-      const params = new Map((doc?.tags ?? []).filter(ts.isJSDocParameterTag).map((t) => [t.name.getText(source), text(t.comment)]));
+      const params = new Map(Array.from(doc?.tags ?? []).filter((t): t is ts.JSDocParameterTag => ts.isJSDocParameterTag(t)).map((t) => [t.name.getText(source), text(t.comment)]));
       out.set(node.name.text, { summary: text(doc?.comment), params });
     }
   }
