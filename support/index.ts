@@ -10,6 +10,7 @@ export * from './callbacks';
 export * from './validate';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';
+export { checkHandles, handleChecksEnabled, registerHandle, HANDLE_CHECKS_ENV } from './handle-check';
 export { jsRuntime, jsRuntimeVersion, type JsRuntime } from './jsruntime';
 
 // The node:ffi backend (./nodeffi) loads on first use, not at import: the Binder requires it only

@@ -79,6 +79,19 @@ function bindingEntry(ctx: EmitContext, fn: FunctionDecl): BindingEntry {
   return entry;
 }
 
+/** `name|mark,mark,…` with a mark per parameter: `h:TAG:param` (a handle it takes), `o:TAG:param` (a
+ *  handle it writes), `f::param` (a function pointer), or nothing; undefined for a function with none. */
+function handleLine(model: TypeModel, fn: FunctionDecl): string | undefined {
+  const marks = fn.params.map((p) => {
+    const kind = model.kind(p.type);
+    if (kind.k === 'handle') return `h:${kind.tag}:${p.name}`;
+    if (kind.k === 'funcptr') return `f::${p.name}`;
+    if (kind.k === 'pointer' && !kind.constTarget && kind.toKind.k === 'handle') return `o:${kind.toKind.tag}:${p.name}`;
+    return '';
+  });
+  return marks.some((m) => m !== '') ? `${fn.name}|${marks.join(',')}` : undefined;
+}
+
 /** Emits `binding.ts`: the module's Binder (library discovery, symbol resolution) and its binding table. */
 export function emitBinding(ctx: EmitContext): string {
   const { model } = ctx;
@@ -86,7 +99,8 @@ export function emitBinding(ctx: EmitContext): string {
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// How the ${spec.title} is found and bound: the Binder and one line of facts per function.`);
-  w.line(`import { Binder, type BinderOptions, type KoffiType } from '${supportSpecifier(0)}';`);
+  const handles = ir.functions.map((fn) => handleLine(model, fn)).filter((l): l is string => l !== undefined);
+  w.line(`import { Binder, ${handles.length ? 'checkHandles, ' : ''}type BinderOptions, type KoffiType } from '${supportSpecifier(0)}';`);
   w.line(`import { records } from './types';`);
   w.blank();
   const [major, minor] = ir.cudaVersion.split('.').map(Number);
@@ -110,6 +124,14 @@ export function emitBinding(ctx: EmitContext): string {
   w.line(`  (name) => (records as unknown as Record<string, () => KoffiType>)[name](),`);
   w.line(`);`);
   w.blank();
+  if (handles.length) {
+    w.line(`// Handles and function pointers each function takes (h) or writes (o), for CUDA_TS_CHECK_HANDLES=1`);
+    w.line(`// (support/handle-check.ts); otherwise unused.`);
+    w.line(`checkHandles(binder, \``);
+    w.lines(handles);
+    w.line(`\`);`);
+    w.blank();
+  }
   w.line(`/** Options that must be set before the first call, e.g. \`{ perThreadDefaultStream: true }\`. */`);
   w.line(`export function configure(options: BinderOptions): void {`);
   w.line(`  binder.configure(options);`);

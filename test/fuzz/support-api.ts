@@ -51,6 +51,9 @@ const NEUTRAL: Record<string, () => unknown> = {
   release: () => '13.0',
   version: () => 13000,
   tried: () => [],
+  tag: () => 'CUstream_st',
+  handle: () => 0x7f0000002000,
+  binderLike: () => ({ native: () => () => 0 }),
 };
 
 /** Bad values beyond the typed layer's list (values.ts), by id. */
@@ -167,6 +170,8 @@ const HELPERS: [string, HelperParam[]][] = [
   ['Scratch.slot', [param('i', 'zero', inRange(0, 1))]],
   ['Scratch.address', [param('i', 'zero', inRange(0, 1))]],
   ['Scratch.size', [param('i', 'zero', inRange(0, 1))]],
+  ['registerHandle', [param('tag', 'tag', (v) => isStr(v) && /^\w+$/.test(v as string)), param('handle', 'handle', (v) => isAddr(v) && Number(v) > 0 && Number(v) <= Number.MAX_SAFE_INTEGER)]],
+  ['checkHandles', [param('binder', 'binderLike', (v) => isObj(v) && isFn((v as { native?: unknown }).native)), param('table', 'text', isStr)]],
   ['recordFactsOf', [param('helper', 'recordFactsOf', isStr), param('type', 'recordType', never)]],
 ];
 

@@ -1,0 +1,107 @@
+// CUDA_TS_CHECK_HANDLES=1: the opt-in handle checks (support/handle-check.ts). The logic on a fake
+// module (no library), then the generated runtime module on this machine's libcudart (no GPU needed);
+// the driver probes of issue 25 §6 run in test/gpu/handle-check.gpu.test.ts.
+import { existsSync } from 'node:fs';
+import { checkHandles, HANDLE_CHECKS_ENV, registerHandle, type NativeFunction } from '../support';
+
+/** Runs `fn` with the checks turned on (the variable is read when a module loads). */
+function withChecks<T>(fn: () => T): T {
+  const before = process.env[HANDLE_CHECKS_ENV];
+  process.env[HANDLE_CHECKS_ENV] = '1';
+  try {
+    return fn();
+  } finally {
+    if (before === undefined) delete process.env[HANDLE_CHECKS_ENV];
+    else process.env[HANDLE_CHECKS_ENV] = before;
+  }
+}
+
+/** A module of four functions that succeed (status 0), as a library would, writing handle 0x5000 on create. */
+function fakeModule(): { native(name: string): NativeFunction; calls: string[] } {
+  const calls: string[] = [];
+  const impl: Record<string, NativeFunction> = {
+    cuStreamCreate: (out: BigUint64Array) => ((out[0] = 0x5000n), calls.push('create'), 0),
+    cuStreamSynchronize: () => (calls.push('sync'), 0),
+    cuStreamDestroy: () => (calls.push('destroy'), 0),
+    cuLaunchHostFunc: () => (calls.push('launchHostFunc'), 0),
+  };
+  return { calls, native: (name) => impl[name] };
+}
+const TABLE = ['cuStreamCreate|o:CUstream_st:phStream,', 'cuStreamSynchronize|h:CUstream_st:hStream', 'cuStreamDestroy|h:CUstream_st:hStream', 'cuLaunchHostFunc|h:CUstream_st:hStream,f::fn,'].join('\n');
+
+describe('handle checks on a fake module', () => {
+  test('off by default: the functions bound are the library\'s own', () => {
+    const m = fakeModule();
+    const native = m.native;
+    checkHandles(m, TABLE);
+    expect(m.native).toBe(native);
+  });
+
+  test('a created handle passes until destroyed; then using or destroying it again throws before the call', () => {
+    const m = fakeModule();
+    withChecks(() => checkHandles(m, TABLE));
+    const out = new BigUint64Array(1);
+    expect(m.native('cuStreamCreate')(out)).toBe(0);
+    expect(m.native('cuStreamSynchronize')(0x5000)).toBe(0);
+    expect(m.native('cuStreamSynchronize')(0)).toBe(0); // NULL: the legacy stream
+    expect(m.native('cuStreamSynchronize')(2)).toBe(0); // CU_STREAM_PER_THREAD
+    expect(m.native('cuStreamDestroy')(0x5000)).toBe(0);
+    expect(() => m.native('cuStreamSynchronize')(0x5000)).toThrow(new RangeError('cuStreamSynchronize: hStream is a CUstream_st handle (0x5000) that was destroyed (CUDA_TS_CHECK_HANDLES)'));
+    expect(() => m.native('cuStreamDestroy')(0x5000)).toThrow(/^cuStreamDestroy: hStream is a CUstream_st handle \(0x5000\) that was destroyed/);
+    expect(m.calls).toEqual(['create', 'sync', 'sync', 'sync', 'destroy']);
+  });
+
+  test('a handle of another kind, an unknown one and a number as a function pointer are refused', () => {
+    const m = fakeModule();
+    withChecks(() => checkHandles(m, TABLE));
+    registerHandle('CUctx_st', 0x7000);
+    expect(() => m.native('cuStreamSynchronize')(0x7000)).toThrow(new TypeError('cuStreamSynchronize: hStream is a CUctx_st handle (0x7000), not a CUstream_st (CUDA_TS_CHECK_HANDLES)'));
+    expect(() => m.native('cuStreamSynchronize')(0xdeadbeef)).toThrow(/^cuStreamSynchronize: hStream = 0xdeadbeef is no CUstream_st handle this process has seen/);
+    registerHandle('CUstream_st', 0x8000n);
+    expect(() => m.native('cuLaunchHostFunc')(0x8000, 0x1234, null)).toThrow(/^cuLaunchHostFunc: fn is not a function pointer koffi.register returned/);
+    expect(m.calls).toEqual([]);
+  });
+
+  test('a function pointer koffi.register returned passes, until unregistered', () => {
+    const m = fakeModule();
+    withChecks(() => checkHandles(m, TABLE));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { koffi } = require('../support') as typeof import('../support');
+    registerHandle('CUstream_st', 0x9000);
+    const fn = koffi.register(() => undefined, koffi.pointer(koffi.proto('void HandleCheckTest(void *)')));
+    expect(m.native('cuLaunchHostFunc')(0x9000, fn, null)).toBe(0);
+    koffi.unregister(fn);
+    expect(() => m.native('cuLaunchHostFunc')(0x9000, fn, null)).toThrow(RangeError);
+  });
+
+  test('registerHandle refuses what is no handle', () => {
+    expect(() => registerHandle('CUstream_st', 0)).toThrow(/^registerHandle: handle/);
+    expect(() => registerHandle('CUstream_st', 1.5)).toThrow(RangeError);
+    expect(() => registerHandle(5 as never, 0x1000)).toThrow(/^registerHandle: tag/);
+  });
+});
+
+const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.13'].some(existsSync);
+(cudart ? describe : describe.skip)('handle checks in the generated runtime module (libcudart, no GPU)', () => {
+  test('with the variable set when the module loads, a garbage stream throws naming the function and the parameter', () => {
+    // everything inside the isolated registry: a chunk required later from outside it would get the
+    // registry's other copy of binding.ts, loaded without the variable
+    withChecks(() =>
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
+        expect(() => rt.cudaStreamSynchronize(0xdeadbeef as never)).toThrow(/^cudaStreamSynchronize: stream = 0xdeadbeef is no CUstream_st handle/);
+        expect(Object.prototype.hasOwnProperty.call(rt.binder, 'native')).toBe(true);
+      }),
+    );
+  });
+
+  test('without it, the module binds koffi\'s functions unwrapped', () => {
+    let rt: typeof import('../generated/13.0/runtime') | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      rt = require('../generated/13.0/runtime');
+    });
+    expect(Object.prototype.hasOwnProperty.call(rt!.binder, 'native')).toBe(false);
+  });
+});
