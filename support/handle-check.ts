@@ -42,6 +42,8 @@ const live = new Map<number, string>(); // address → struct tag of a handle se
 const dead = new Map<number, string>(); // address → tag of a handle destroyed since
 const callbacks = new Set<number>(); // addresses koffi.register returned
 const SPECIAL_STREAMS = new Set([1, 2]);
+/** Kinds CUDA takes in place of another: a CUkernel wherever a CUfunction is expected (CUDA 12). */
+const TAKEN_FOR: Readonly<Record<string, string>> = { CUkern_st: 'CUfunc_st' };
 
 /** Whether the checks are on in this process (the variable as it is now). */
 export function handleChecksEnabled(): boolean {
@@ -95,7 +97,7 @@ function checkArg(fn: string, m: Mark, v: unknown): void {
   if (at === undefined) return; // not a handle value at all: the typed layer's own checks answer for it
   if (m.tag === 'CUstream_st' && SPECIAL_STREAMS.has(at)) return;
   const tag = live.get(at);
-  if (tag === m.tag) return;
+  if (tag === m.tag || (tag !== undefined && TAKEN_FOR[tag] === m.tag)) return;
   const hex = `0x${at.toString(16)}`;
   if (tag !== undefined) throw new TypeError(`${fn}: ${m.name} is a ${tag} handle (${hex}), not a ${m.tag} (${HANDLE_CHECKS_ENV})`);
   const was = dead.get(at);

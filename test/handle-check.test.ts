@@ -62,6 +62,17 @@ describe('handle checks on a fake module', () => {
     expect(m.calls).toEqual([]);
   });
 
+  test('a CUkernel passes where a CUfunction is expected, as CUDA takes it', () => {
+    const calls: string[] = [];
+    const m = { native: (_name: string): NativeFunction => () => (calls.push('launch'), 0) };
+    withChecks(() => checkHandles(m, 'cuLaunchKernel|h:CUfunc_st:f'));
+    registerHandle('CUkern_st', 0xa000);
+    expect(m.native('cuLaunchKernel')(0xa000)).toBe(0);
+    registerHandle('CUmod_st', 0xb000);
+    expect(() => m.native('cuLaunchKernel')(0xb000)).toThrow(/^cuLaunchKernel: f is a CUmod_st handle \(0xb000\), not a CUfunc_st/);
+    expect(calls).toEqual(['launch']);
+  });
+
   test('a function pointer koffi.register returned passes, until unregistered', () => {
     const m = fakeModule();
     withChecks(() => checkHandles(m, TABLE));
