@@ -42,9 +42,9 @@ function gpuRows(): Record<string, Call> | undefined {
     const dev = new Int32Array(1);
     cu.cuDeviceGet(dev, 0);
     cu.cuDevicePrimaryCtxRetain(out, dev[0]);
-    cu.cuCtxSetCurrent(Number(out[0]));
+    cu.cuCtxSetCurrent(Number(out[0]) as never);
     cu.cuStreamCreate(out, 0);
-    const stream = Number(out[0]);
+    const stream = Number(out[0]) as never;
     return { 'cuStreamQuery(stream)': () => cu.cuStreamQuery(stream), 'cuCtxGetCurrent(out)': () => cu.cuCtxGetCurrent(out) };
   } catch {
     return undefined; // no driver here
