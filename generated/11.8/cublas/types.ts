@@ -17,7 +17,7 @@ export declare enum cublasAtomicsMode_t {
 
 /** `enum cublasComputeType_t` · cublas_api.h · CUDA 11.8 */
 export declare enum cublasComputeType_t {
-  CUBLAS_COMPUTE_16F = 64,
+  /** 0x40 */ CUBLAS_COMPUTE_16F = 64,
   CUBLAS_COMPUTE_16F_PEDANTIC = 65,
   CUBLAS_COMPUTE_32F = 68,
   CUBLAS_COMPUTE_32F_PEDANTIC = 69,
@@ -63,7 +63,7 @@ export declare enum cublasGemmAlgo_t {
   CUBLAS_GEMM_ALGO13 = 13,
   CUBLAS_GEMM_ALGO14 = 14,
   CUBLAS_GEMM_ALGO15 = 15,
-  CUBLAS_GEMM_ALGO16 = 16,
+  /** 0x10 */ CUBLAS_GEMM_ALGO16 = 16,
   CUBLAS_GEMM_ALGO17 = 17,
   CUBLAS_GEMM_ALGO18 = 18,
   CUBLAS_GEMM_ALGO19 = 19,
@@ -97,7 +97,7 @@ export declare enum cublasMath_t {
   CUBLAS_TENSOR_OP_MATH = 1,
   CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
-  CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
+  /** 0x10 */ CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
 }
 
 /** `enum cublasOperation_t` · cublas_api.h · CUDA 11.8 */
@@ -132,7 +132,7 @@ export declare enum cublasStatus_t {
   CUBLAS_STATUS_EXECUTION_FAILED = 13,
   CUBLAS_STATUS_INTERNAL_ERROR = 14,
   CUBLAS_STATUS_NOT_SUPPORTED = 15,
-  CUBLAS_STATUS_LICENSE_ERROR = 16,
+  /** 0x10 */ CUBLAS_STATUS_LICENSE_ERROR = 16,
 }
 
 /** `enum cudaDataType_t` · library_types.h · CUDA 11.8 */
@@ -145,7 +145,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -218,12 +218,16 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 

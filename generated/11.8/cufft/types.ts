@@ -19,7 +19,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -79,7 +79,7 @@ export declare enum cufftResult {
   CUFFT_NO_WORKSPACE = 13,
   CUFFT_NOT_IMPLEMENTED = 14,
   CUFFT_LICENSE_ERROR = 15,
-  CUFFT_NOT_SUPPORTED = 16,
+  /** 0x10 */ CUFFT_NOT_SUPPORTED = 16,
 }
 export type cufftResult_t = cufftResult;
 export declare const cufftResult_t: typeof cufftResult;
@@ -243,52 +243,84 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct cudaLibXtDesc_t` · 32 bytes, align 8 · cudalibxt.h */
 export interface cudaLibXtDesc_t {
+  /** `int` at byte 0 */
   version: number;
+  /** `cudaXtDesc *` at byte 8 */
   descriptor: number;
+  /** `libFormat` at byte 16 */
   library: libFormat;
+  /** `int` at byte 20 */
   subFormat: number;
+  /** `void *` at byte 24 */
   libDescriptor: number;
 }
 /** `struct cudaXtDesc_t` · 1296 bytes, align 8 · cudalibxt.h */
 export interface cudaXtDesc_t {
+  /** `int` at byte 0 */
   version: number;
+  /** `int` at byte 4 */
   nGPUs: number;
+  /** `int [64]` at byte 8 */
   GPUs: number[];
+  /** `void *[64]` at byte 264 */
   data: number[];
+  /** `size_t [64]` at byte 776 */
   size: number[];
+  /** `void *` at byte 1288 */
   cudaXtState: number;
 }
 /** `struct cufftBox3d_t` · 72 bytes, align 8 · cufftXt.h */
 export interface cufftBox3d_t {
+  /** `size_t [3]` at byte 0 */
   lower: number[];
+  /** `size_t [3]` at byte 24 */
   upper: number[];
+  /** `size_t [3]` at byte 48 */
   strides: number[];
 }
 /** `struct cufftXt1dFactors_t` · 96 bytes, align 8 · cufftXt.h */
 export interface cufftXt1dFactors_t {
+  /** `long long` at byte 0 */
   size: number | bigint;
+  /** `long long` at byte 8 */
   stringCount: number | bigint;
+  /** `long long` at byte 16 */
   stringLength: number | bigint;
+  /** `long long` at byte 24 */
   substringLength: number | bigint;
+  /** `long long` at byte 32 */
   factor1: number | bigint;
+  /** `long long` at byte 40 */
   factor2: number | bigint;
+  /** `long long` at byte 48 */
   stringMask: number | bigint;
+  /** `long long` at byte 56 */
   substringMask: number | bigint;
+  /** `long long` at byte 64 */
   factor1Mask: number | bigint;
+  /** `long long` at byte 72 */
   factor2Mask: number | bigint;
+  /** `int` at byte 80 */
   stringShift: number;
+  /** `int` at byte 84 */
   substringShift: number;
+  /** `int` at byte 88 */
   factor1Shift: number;
+  /** `int` at byte 92 */
   factor2Shift: number;
 }
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 

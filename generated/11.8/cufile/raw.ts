@@ -20,41 +20,60 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBatchIOCancel: typeof File.cuFileBatchIOCancel;
-/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8 */
+/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBatchIODestroy: typeof File.cuFileBatchIODestroy;
-/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBatchIOGetStatus: typeof File.cuFileBatchIOGetStatus;
-/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBatchIOSetUp: typeof File.cuFileBatchIOSetUp;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBatchIOSubmit: typeof File.cuFileBatchIOSubmit;
-/** `CUfileError_t cuFileBufDeregister(const void *devPtr_base)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBufDeregister(const void *devPtr_base)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBufDeregister: typeof File.cuFileBufDeregister;
-/** `CUfileError_t cuFileBufRegister(const void *devPtr_base, size_t length, int flags)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileBufRegister(const void *devPtr_base, size_t length, int flags)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileBufRegister: typeof File.cuFileBufRegister;
-/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverClose: typeof File.cuFileDriverClose;
-/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverGetProperties: typeof File.cuFileDriverGetProperties;
-/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverOpen: typeof File.cuFileDriverOpen;
-/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverSetMaxCacheSize: typeof File.cuFileDriverSetMaxCacheSize;
-/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverSetMaxDirectIOSize: typeof File.cuFileDriverSetMaxDirectIOSize;
-/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverSetMaxPinnedMemSize: typeof File.cuFileDriverSetMaxPinnedMemSize;
-/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileDriverSetPollMode: typeof File.cuFileDriverSetPollMode;
-/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 11.8 */
+/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileHandleDeregister: typeof File.cuFileHandleDeregister;
-/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8 */
+/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileHandleRegister: typeof File.cuFileHandleRegister;
-/** `ssize_t cuFileRead(CUfileHandle_t fh, void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8 */
+/** `ssize_t cuFileRead(CUfileHandle_t fh, void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileRead: typeof File.cuFileRead;
-/** `long cuFileUseCount(void)` · cufile.h · CUDA 11.8 */
+/** `long cuFileUseCount(void)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileUseCount: typeof File.cuFileUseCount;
-/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8 */
+/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8
+ * @function */
 export declare const cuFileWrite: typeof File.cuFileWrite;

@@ -15,9 +15,9 @@ export declare enum CUfileStatus_t {
   CUFILE_PENDING = 2,
   CUFILE_INVALID = 4,
   CUFILE_CANCELED = 8,
-  CUFILE_COMPLETE = 16,
-  CUFILE_TIMEOUT = 32,
-  CUFILE_FAILED = 64,
+  /** 0x10 */ CUFILE_COMPLETE = 16,
+  /** 0x20 */ CUFILE_TIMEOUT = 32,
+  /** 0x40 */ CUFILE_FAILED = 64,
 }
 export type CUFILEStatus_enum = CUfileStatus_t;
 export declare const CUFILEStatus_enum: typeof CUfileStatus_t;
@@ -263,86 +263,131 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct CUfileDescr_t` · 24 bytes, align 8 · cufile.h */
 export interface CUfileDescr_t {
+  /** `enum CUfileFileHandleType` at byte 0 */
   type: CUfileFileHandleType;
+  /** `union CUfileDescr_t_handle` at byte 8 */
   handle: CUfileDescr_t_handle;
+  /** `const CUfileFSOps_t *` at byte 16 */
   fs_ops: number;
 }
 /** `struct CUfileDrvProps` · 56 bytes, align 8 · cufile.h */
 export interface CUfileDrvProps {
+  /** `struct CUfileDrvProps_nvfs` at byte 0 */
   nvfs: CUfileDrvProps_nvfs;
+  /** `unsigned int` at byte 32 */
   fflags: number;
+  /** `unsigned int` at byte 36 */
   max_device_cache_size: number;
+  /** `unsigned int` at byte 40 */
   per_buffer_cache_size: number;
+  /** `unsigned int` at byte 44 */
   max_device_pinned_mem_size: number;
+  /** `unsigned int` at byte 48 */
   max_batch_io_size: number;
+  /** `unsigned int` at byte 52 */
   max_batch_io_timeout_msecs: number;
 }
 /** `struct CUfileDrvProps_nvfs` · 32 bytes, align 8 · cufile.h */
 export interface CUfileDrvProps_nvfs {
+  /** `unsigned int` at byte 0 */
   major_version: number;
+  /** `unsigned int` at byte 4 */
   minor_version: number;
+  /** `size_t` at byte 8 */
   poll_thresh_size: number;
+  /** `size_t` at byte 16 */
   max_direct_io_size: number;
+  /** `unsigned int` at byte 24 */
   dstatusflags: number;
+  /** `unsigned int` at byte 28 */
   dcontrolflags: number;
 }
 /** `struct CUfileError` · 8 bytes, align 4 · cufile.h */
 export interface CUfileError {
+  /** `CUfileOpError` at byte 0 */
   err: CUfileOpError;
+  /** `CUresult` at byte 4 */
   cu_err: CUresult;
 }
 /** `struct CUfileFSOps` · 40 bytes, align 8 · cufile.h */
 export interface CUfileFSOps {
+  /** `const char *(*)(void *)` at byte 0 */
   fs_type: number;
+  /** `int (*)(void *, sockaddr_t **)` at byte 8 */
   getRDMADeviceList: number;
+  /** `int (*)(void *, char *, size_t, loff_t, sockaddr_t *)` at byte 16 */
   getRDMADevicePriority: number;
+  /** `ssize_t (*)(void *, char *, size_t, loff_t, cufileRDMAInfo_t *)` at byte 24 */
   read: number;
+  /** `ssize_t (*)(void *, const char *, size_t, loff_t, cufileRDMAInfo_t *)` at byte 32 */
   write: number;
 }
 /** `struct CUfileIOEvents` · 24 bytes, align 8 · cufile.h */
 export interface CUfileIOEvents {
+  /** `void *` at byte 0 */
   cookie: number;
+  /** `CUfileStatus_t` at byte 8 */
   status: CUfileStatus_t;
+  /** `size_t` at byte 16 */
   ret: number;
 }
 /** `struct CUfileIOParams` · 64 bytes, align 8 · cufile.h */
 export interface CUfileIOParams {
+  /** `CUfileBatchMode_t` at byte 0 */
   mode: CUfileBatchMode_t;
+  /** `union CUfileIOParams_u` at byte 8 */
   u: CUfileIOParams_u;
+  /** `CUfileHandle_t` at byte 40 */
   fh: number;
+  /** `CUfileOpcode_t` at byte 48 */
   opcode: CUfileOpcode_t;
+  /** `void *` at byte 56 */
   cookie: number;
 }
 /** `struct CUfileIOParams_u_batch` · 32 bytes, align 8 · cufile.h */
 export interface CUfileIOParams_u_batch {
+  /** `void *` at byte 0 */
   devPtr_base: number;
+  /** `off_t` at byte 8 */
   file_offset: number | bigint;
+  /** `off_t` at byte 16 */
   devPtr_offset: number | bigint;
+  /** `size_t` at byte 24 */
   size: number;
 }
 /** `struct cufileRDMAInfo` · 16 bytes, align 8 · cufile.h */
 export interface cufileRDMAInfo {
+  /** `int` at byte 0 */
   version: number;
+  /** `int` at byte 4 */
   desc_len: number;
+  /** `const char *` at byte 8 */
   desc_str: number;
 }
 /** `struct sockaddr` · 16 bytes, align 2 · socket.h */
 export interface sockaddr {
+  /** `sa_family_t` at byte 0 */
   sa_family: number;
+  /** `char [14]` at byte 2 */
   sa_data: number[];
 }
 /** `struct timespec` · 16 bytes, align 8 · struct_timespec.h */
 export interface timespec {
+  /** `__time_t` at byte 0 */
   tv_sec: number | bigint;
+  /** `__syscall_slong_t` at byte 8 */
   tv_nsec: number | bigint;
 }
 /** `union CUfileDescr_t_handle` · 8 bytes, align 8 · cufile.h */
 export interface CUfileDescr_t_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `void *` at byte 0 */
   handle: number;
 }
 /** `union CUfileIOParams_u` · 32 bytes, align 8 · cufile.h */
 export interface CUfileIOParams_u {
+  /** `struct CUfileIOParams_u_batch` at byte 0 */
   batch: CUfileIOParams_u_batch;
 }
 

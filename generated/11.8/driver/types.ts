@@ -74,8 +74,8 @@ export declare enum CUarray_format {
   CU_AD_FORMAT_SIGNED_INT8 = 8,
   CU_AD_FORMAT_SIGNED_INT16 = 9,
   CU_AD_FORMAT_SIGNED_INT32 = 10,
-  CU_AD_FORMAT_HALF = 16,
-  CU_AD_FORMAT_FLOAT = 32,
+  /** 0x10 */ CU_AD_FORMAT_HALF = 16,
+  /** 0x20 */ CU_AD_FORMAT_FLOAT = 32,
   CU_AD_FORMAT_NV12 = 176,
   CU_AD_FORMAT_UNORM_INT8X1 = 192,
   CU_AD_FORMAT_UNORM_INT8X2 = 193,
@@ -134,8 +134,8 @@ export declare enum CUctx_flags {
   CU_CTX_BLOCKING_SYNC = 4,
   CU_CTX_SCHED_MASK = 7,
   CU_CTX_MAP_HOST = 8,
-  CU_CTX_LMEM_RESIZE_TO_MAX = 16,
-  CU_CTX_FLAGS_MASK = 31,
+  /** 0x10 */ CU_CTX_LMEM_RESIZE_TO_MAX = 16,
+  /** 0x1f */ CU_CTX_FLAGS_MASK = 31,
 }
 export type CUctx_flags_enum = CUctx_flags;
 export declare const CUctx_flags_enum: typeof CUctx_flags;
@@ -170,7 +170,7 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
   CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT = 14,
   CU_DEVICE_ATTRIBUTE_GPU_OVERLAP = 15,
-  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  /** 0x10 */ CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT = 17,
   CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
   CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
@@ -188,8 +188,8 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT = 28,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES = 29,
   CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT = 30,
-  CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
-  CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
+  /** 0x1f */ CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
+  /** 0x20 */ CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
   CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
   CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
   CU_DEVICE_ATTRIBUTE_TCC_DRIVER = 35,
@@ -220,8 +220,8 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH = 60,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH = 61,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS = 62,
-  CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63,
-  CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64,
+  /** 0x3f */ CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63,
+  /** 0x40 */ CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH = 66,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH = 67,
@@ -430,7 +430,7 @@ export declare enum CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
   CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
   CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
-  CU_FUNC_ATTRIBUTE_MAX = 16,
+  /** 0x10 */ CU_FUNC_ATTRIBUTE_MAX = 16,
 }
 export type CUfunction_attribute_enum = CUfunction_attribute;
 export declare const CUfunction_attribute_enum: typeof CUfunction_attribute;
@@ -441,16 +441,16 @@ export declare enum CUgraphDebugDot_flags {
   CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES = 2,
   CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS = 4,
   CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS = 8,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS = 16,
-  CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS = 32,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS = 64,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS = 128,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS = 256,
-  CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES = 512,
-  CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES = 1024,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
-  CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
+  /** 0x10 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS = 16,
+  /** 0x20 */ CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS = 32,
+  /** 0x40 */ CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS = 64,
+  /** 0x80 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS = 128,
+  /** 0x100 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS = 256,
+  /** 0x200 */ CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES = 512,
+  /** 0x400 */ CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES = 1024,
+  /** 0x800 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
+  /** 0x1000 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
+  /** 0x2000 */ CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
 }
 export type CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags;
 export declare const CUgraphDebugDot_flags_enum: typeof CUgraphDebugDot_flags;
@@ -582,7 +582,7 @@ export declare enum CUjit_option {
   CU_JIT_GENERATE_LINE_INFO = 13,
   CU_JIT_CACHE_MODE = 14,
   CU_JIT_NEW_SM3X_OPT = 15,
-  CU_JIT_FAST_COMPILE = 16,
+  /** 0x10 */ CU_JIT_FAST_COMPILE = 16,
   CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
   CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
   CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
@@ -606,7 +606,7 @@ export declare enum CUjit_target {
   CU_TARGET_COMPUTE_20 = 20,
   CU_TARGET_COMPUTE_21 = 21,
   CU_TARGET_COMPUTE_30 = 30,
-  CU_TARGET_COMPUTE_32 = 32,
+  /** 0x20 */ CU_TARGET_COMPUTE_32 = 32,
   CU_TARGET_COMPUTE_35 = 35,
   CU_TARGET_COMPUTE_37 = 37,
   CU_TARGET_COMPUTE_50 = 50,
@@ -661,7 +661,7 @@ export declare enum CUmemAccess_flags {
   CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
   CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
   CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
-  CU_MEM_ACCESS_FLAGS_PROT_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_ACCESS_FLAGS_PROT_MAX = 2147483647,
 }
 export type CUmemAccess_flags_enum = CUmemAccess_flags;
 export declare const CUmemAccess_flags_enum: typeof CUmemAccess_flags;
@@ -688,7 +688,7 @@ export declare enum CUmemAllocationHandleType {
   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
   CU_MEM_HANDLE_TYPE_WIN32 = 2,
   CU_MEM_HANDLE_TYPE_WIN32_KMT = 4,
-  CU_MEM_HANDLE_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_HANDLE_TYPE_MAX = 2147483647,
 }
 export type CUmemAllocationHandleType_enum = CUmemAllocationHandleType;
 export declare const CUmemAllocationHandleType_enum: typeof CUmemAllocationHandleType;
@@ -697,7 +697,7 @@ export declare const CUmemAllocationHandleType_enum: typeof CUmemAllocationHandl
 export declare enum CUmemAllocationType {
   CU_MEM_ALLOCATION_TYPE_INVALID = 0,
   CU_MEM_ALLOCATION_TYPE_PINNED = 1,
-  CU_MEM_ALLOCATION_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_ALLOCATION_TYPE_MAX = 2147483647,
 }
 export type CUmemAllocationType_enum = CUmemAllocationType;
 export declare const CUmemAllocationType_enum: typeof CUmemAllocationType;
@@ -722,7 +722,7 @@ export declare const CUmemHandleType_enum: typeof CUmemHandleType;
 export declare enum CUmemLocationType {
   CU_MEM_LOCATION_TYPE_INVALID = 0,
   CU_MEM_LOCATION_TYPE_DEVICE = 1,
-  CU_MEM_LOCATION_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_LOCATION_TYPE_MAX = 2147483647,
 }
 export type CUmemLocationType_enum = CUmemLocationType;
 export declare const CUmemLocationType_enum: typeof CUmemLocationType;
@@ -752,7 +752,7 @@ export declare const CUmemPool_attribute_enum: typeof CUmemPool_attribute;
 /** `enum CUmemRangeHandleType_enum` · cuda.h · CUDA 11.8 */
 export declare enum CUmemRangeHandleType {
   CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1,
-  CU_MEM_RANGE_HANDLE_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_RANGE_HANDLE_TYPE_MAX = 2147483647,
 }
 export type CUmemRangeHandleType_enum = CUmemRangeHandleType;
 export declare const CUmemRangeHandleType_enum: typeof CUmemRangeHandleType;
@@ -830,7 +830,7 @@ export declare enum CUpointer_attribute {
   CU_POINTER_ATTRIBUTE_MAPPED = 13,
   CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES = 14,
   CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE = 15,
-  CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
+  /** 0x10 */ CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
   CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
   CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
   CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
@@ -857,7 +857,7 @@ export declare enum CUresourceViewFormat {
   CU_RES_VIEW_FORMAT_UINT_1X32 = 13,
   CU_RES_VIEW_FORMAT_UINT_2X32 = 14,
   CU_RES_VIEW_FORMAT_UINT_4X32 = 15,
-  CU_RES_VIEW_FORMAT_SINT_1X32 = 16,
+  /** 0x10 */ CU_RES_VIEW_FORMAT_SINT_1X32 = 16,
   CU_RES_VIEW_FORMAT_SINT_2X32 = 17,
   CU_RES_VIEW_FORMAT_SINT_4X32 = 18,
   CU_RES_VIEW_FORMAT_FLOAT_1X16 = 19,
@@ -872,8 +872,8 @@ export declare enum CUresourceViewFormat {
   CU_RES_VIEW_FORMAT_UNSIGNED_BC4 = 28,
   CU_RES_VIEW_FORMAT_SIGNED_BC4 = 29,
   CU_RES_VIEW_FORMAT_UNSIGNED_BC5 = 30,
-  CU_RES_VIEW_FORMAT_SIGNED_BC5 = 31,
-  CU_RES_VIEW_FORMAT_UNSIGNED_BC6H = 32,
+  /** 0x1f */ CU_RES_VIEW_FORMAT_SIGNED_BC5 = 31,
+  /** 0x20 */ CU_RES_VIEW_FORMAT_UNSIGNED_BC6H = 32,
   CU_RES_VIEW_FORMAT_SIGNED_BC6H = 33,
   CU_RES_VIEW_FORMAT_UNSIGNED_BC7 = 34,
 }
@@ -960,7 +960,7 @@ export declare enum CUstreamWaitValue_flags {
   CU_STREAM_WAIT_VALUE_EQ = 1,
   CU_STREAM_WAIT_VALUE_AND = 2,
   CU_STREAM_WAIT_VALUE_NOR = 3,
-  CU_STREAM_WAIT_VALUE_FLUSH = 1073741824,
+  /** 0x40000000 */ CU_STREAM_WAIT_VALUE_FLUSH = 1073741824,
 }
 export type CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags;
 export declare const CUstreamWaitValue_flags_enum: typeof CUstreamWaitValue_flags;
@@ -1521,572 +1521,914 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct CUDA_ARRAY3D_DESCRIPTOR_st` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY3D_DESCRIPTOR_st {
+  /** `size_t` at byte 0 */
   Width: number;
+  /** `size_t` at byte 8 */
   Height: number;
+  /** `size_t` at byte 16 */
   Depth: number;
+  /** `CUarray_format` at byte 24 */
   Format: CUarray_format;
+  /** `unsigned int` at byte 28 */
   NumChannels: number;
+  /** `unsigned int` at byte 32 */
   Flags: number;
 }
 /** `struct CUDA_ARRAY_DESCRIPTOR_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_DESCRIPTOR_st {
+  /** `size_t` at byte 0 */
   Width: number;
+  /** `size_t` at byte 8 */
   Height: number;
+  /** `CUarray_format` at byte 16 */
   Format: CUarray_format;
+  /** `unsigned int` at byte 20 */
   NumChannels: number;
 }
 /** `struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+  /** `size_t` at byte 0 */
   size: number;
+  /** `size_t` at byte 8 */
   alignment: number;
+  /** `unsigned int [4]` at byte 16 */
   reserved: number[];
 }
 /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st` · 48 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_SPARSE_PROPERTIES_st {
+  /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent` at byte 0 */
   tileExtent: CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent;
+  /** `unsigned int` at byte 12 */
   miptailFirstLevel: number;
+  /** `unsigned long long` at byte 16 */
   miptailSize: number | bigint;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `unsigned int [4]` at byte 28 */
   reserved: number[];
 }
 /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent` · 12 bytes, align 4 · cuda.h */
 export interface CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent {
+  /** `unsigned int` at byte 0 */
   width: number;
+  /** `unsigned int` at byte 4 */
   height: number;
+  /** `unsigned int` at byte 8 */
   depth: number;
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_st {
+  /** `CUcontext` at byte 0 */
   ctx: CUcontext;
+  /** `unsigned int` at byte 8 */
   count: number;
+  /** `CUstreamBatchMemOpParams *` at byte 16 */
   paramArray: number;
+  /** `unsigned int` at byte 24 */
   flags: number;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` · 88 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `unsigned long long` at byte 8 */
   size: number | bigint;
+  /** `unsigned int` at byte 16 */
   flags: number;
+  /** `unsigned int [16]` at byte 20 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` · 104 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+  /** `CUexternalMemoryHandleType` at byte 0 */
   type: CUexternalMemoryHandleType;
+  /** `union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle` at byte 8 */
   handle: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle;
+  /** `unsigned long long` at byte 24 */
   size: number | bigint;
+  /** `unsigned int` at byte 32 */
   flags: number;
+  /** `unsigned int [16]` at byte 36 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `CUDA_ARRAY3D_DESCRIPTOR` at byte 8 */
   arrayDesc: CUDA_ARRAY3D_DESCRIPTOR_st;
+  /** `unsigned int` at byte 48 */
   numLevels: number;
+  /** `unsigned int [16]` at byte 52 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` · 96 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
+  /** `CUexternalSemaphoreHandleType` at byte 0 */
   type: CUexternalSemaphoreHandleType;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle` at byte 8 */
   handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `unsigned int [16]` at byte 28 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params` at byte 0 */
   params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence` at byte 0 */
   fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync` at byte 8 */
   nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex` at byte 16 */
   keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex;
+  /** `unsigned int [12]` at byte 24 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params` at byte 0 */
   params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence` at byte 0 */
   fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync` at byte 8 */
   nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex` at byte 16 */
   keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex;
+  /** `unsigned int [10]` at byte 32 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
+  /** `unsigned int` at byte 8 */
   timeoutMs: number;
 }
 /** `struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+  /** `CUexternalSemaphore *` at byte 0 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+  /** `CUexternalSemaphore *` at byte 0 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct CUDA_HOST_NODE_PARAMS_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_HOST_NODE_PARAMS_st {
+  /** `CUhostFn` at byte 0 */
   fn: number;
+  /** `void *` at byte 8 */
   userData: number;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_st` · 56 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_st {
+  /** `CUfunction` at byte 0 */
   func: CUfunction;
+  /** `unsigned int` at byte 8 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 */
   sharedMemBytes: number;
+  /** `void **` at byte 40 */
   kernelParams: number;
+  /** `void **` at byte 48 */
   extra: number;
 }
 /** `struct CUDA_LAUNCH_PARAMS_st` · 56 bytes, align 8 · cuda.h */
 export interface CUDA_LAUNCH_PARAMS_st {
+  /** `CUfunction` at byte 0 */
   function: CUfunction;
+  /** `unsigned int` at byte 8 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 */
   sharedMemBytes: number;
+  /** `CUstream` at byte 40 */
   hStream: CUstream;
+  /** `void **` at byte 48 */
   kernelParams: number;
 }
 /** `struct CUDA_MEMCPY2D_st` · 128 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY2D_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `CUmemorytype` at byte 16 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 24 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 32 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 40 */
   srcArray: CUarray;
+  /** `size_t` at byte 48 */
   srcPitch: number;
+  /** `size_t` at byte 56 */
   dstXInBytes: number;
+  /** `size_t` at byte 64 */
   dstY: number;
+  /** `CUmemorytype` at byte 72 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 80 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 88 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 96 */
   dstArray: CUarray;
+  /** `size_t` at byte 104 */
   dstPitch: number;
+  /** `size_t` at byte 112 */
   WidthInBytes: number;
+  /** `size_t` at byte 120 */
   Height: number;
 }
 /** `struct CUDA_MEMCPY3D_PEER_st` · 200 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY3D_PEER_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `size_t` at byte 16 */
   srcZ: number;
+  /** `size_t` at byte 24 */
   srcLOD: number;
+  /** `CUmemorytype` at byte 32 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 40 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 48 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 56 */
   srcArray: CUarray;
+  /** `CUcontext` at byte 64 */
   srcContext: CUcontext;
+  /** `size_t` at byte 72 */
   srcPitch: number;
+  /** `size_t` at byte 80 */
   srcHeight: number;
+  /** `size_t` at byte 88 */
   dstXInBytes: number;
+  /** `size_t` at byte 96 */
   dstY: number;
+  /** `size_t` at byte 104 */
   dstZ: number;
+  /** `size_t` at byte 112 */
   dstLOD: number;
+  /** `CUmemorytype` at byte 120 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 128 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 136 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 144 */
   dstArray: CUarray;
+  /** `CUcontext` at byte 152 */
   dstContext: CUcontext;
+  /** `size_t` at byte 160 */
   dstPitch: number;
+  /** `size_t` at byte 168 */
   dstHeight: number;
+  /** `size_t` at byte 176 */
   WidthInBytes: number;
+  /** `size_t` at byte 184 */
   Height: number;
+  /** `size_t` at byte 192 */
   Depth: number;
 }
 /** `struct CUDA_MEMCPY3D_st` · 200 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY3D_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `size_t` at byte 16 */
   srcZ: number;
+  /** `size_t` at byte 24 */
   srcLOD: number;
+  /** `CUmemorytype` at byte 32 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 40 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 48 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 56 */
   srcArray: CUarray;
+  /** `void *` at byte 64 */
   reserved0: number;
+  /** `size_t` at byte 72 */
   srcPitch: number;
+  /** `size_t` at byte 80 */
   srcHeight: number;
+  /** `size_t` at byte 88 */
   dstXInBytes: number;
+  /** `size_t` at byte 96 */
   dstY: number;
+  /** `size_t` at byte 104 */
   dstZ: number;
+  /** `size_t` at byte 112 */
   dstLOD: number;
+  /** `CUmemorytype` at byte 120 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 128 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 136 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 144 */
   dstArray: CUarray;
+  /** `void *` at byte 152 */
   reserved1: number;
+  /** `size_t` at byte 160 */
   dstPitch: number;
+  /** `size_t` at byte 168 */
   dstHeight: number;
+  /** `size_t` at byte 176 */
   WidthInBytes: number;
+  /** `size_t` at byte 184 */
   Height: number;
+  /** `size_t` at byte 192 */
   Depth: number;
 }
 /** `struct CUDA_MEMSET_NODE_PARAMS_st` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_MEMSET_NODE_PARAMS_st {
+  /** `CUdeviceptr` at byte 0 */
   dst: CUdeviceptr;
+  /** `size_t` at byte 8 */
   pitch: number;
+  /** `unsigned int` at byte 16 */
   value: number;
+  /** `unsigned int` at byte 20 */
   elementSize: number;
+  /** `size_t` at byte 24 */
   width: number;
+  /** `size_t` at byte 32 */
   height: number;
 }
 /** `struct CUDA_MEM_ALLOC_NODE_PARAMS_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_ALLOC_NODE_PARAMS_st {
+  /** `CUmemPoolProps` at byte 0 */
   poolProps: CUmemPoolProps_st;
+  /** `const CUmemAccessDesc *` at byte 88 */
   accessDescs: number;
+  /** `size_t` at byte 96 */
   accessDescCount: number;
+  /** `size_t` at byte 104 */
   bytesize: number;
+  /** `CUdeviceptr` at byte 112 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
+  /** `unsigned long long` at byte 0 */
   p2pToken: number | bigint;
+  /** `unsigned int` at byte 8 */
   vaSpaceToken: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st {
+  /** `CUresourcetype` at byte 0 */
   resType: CUresourcetype;
+  /** `union CUDA_RESOURCE_DESC_st_res` at byte 8 */
   res: CUDA_RESOURCE_DESC_st_res;
+  /** `unsigned int` at byte 136 */
   flags: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_array` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_array {
+  /** `CUarray` at byte 0 */
   hArray: CUarray;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_linear` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_linear {
+  /** `CUdeviceptr` at byte 0 */
   devPtr: CUdeviceptr;
+  /** `CUarray_format` at byte 8 */
   format: CUarray_format;
+  /** `unsigned int` at byte 12 */
   numChannels: number;
+  /** `size_t` at byte 16 */
   sizeInBytes: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_mipmap` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_mipmap {
+  /** `CUmipmappedArray` at byte 0 */
   hMipmappedArray: CUmipmappedArray;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_pitch2D` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_pitch2D {
+  /** `CUdeviceptr` at byte 0 */
   devPtr: CUdeviceptr;
+  /** `CUarray_format` at byte 8 */
   format: CUarray_format;
+  /** `unsigned int` at byte 12 */
   numChannels: number;
+  /** `size_t` at byte 16 */
   width: number;
+  /** `size_t` at byte 24 */
   height: number;
+  /** `size_t` at byte 32 */
   pitchInBytes: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_reserved` · 128 bytes, align 4 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_reserved {
+  /** `int [32]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUDA_RESOURCE_VIEW_DESC_st` · 112 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_VIEW_DESC_st {
+  /** `CUresourceViewFormat` at byte 0 */
   format: CUresourceViewFormat;
+  /** `size_t` at byte 8 */
   width: number;
+  /** `size_t` at byte 16 */
   height: number;
+  /** `size_t` at byte 24 */
   depth: number;
+  /** `unsigned int` at byte 32 */
   firstMipmapLevel: number;
+  /** `unsigned int` at byte 36 */
   lastMipmapLevel: number;
+  /** `unsigned int` at byte 40 */
   firstLayer: number;
+  /** `unsigned int` at byte 44 */
   lastLayer: number;
+  /** `unsigned int [16]` at byte 48 */
   reserved: number[];
 }
 /** `struct CUDA_TEXTURE_DESC_st` · 104 bytes, align 4 · cuda.h */
 export interface CUDA_TEXTURE_DESC_st {
+  /** `CUaddress_mode [3]` at byte 0 */
   addressMode: CUaddress_mode[];
+  /** `CUfilter_mode` at byte 12 */
   filterMode: CUfilter_mode;
+  /** `unsigned int` at byte 16 */
   flags: number;
+  /** `unsigned int` at byte 20 */
   maxAnisotropy: number;
+  /** `CUfilter_mode` at byte 24 */
   mipmapFilterMode: CUfilter_mode;
+  /** `float` at byte 28 */
   mipmapLevelBias: number;
+  /** `float` at byte 32 */
   minMipmapLevelClamp: number;
+  /** `float` at byte 36 */
   maxMipmapLevelClamp: number;
+  /** `float [4]` at byte 40 */
   borderColor: number[];
+  /** `int [12]` at byte 56 */
   reserved: number[];
 }
 /** `struct CUaccessPolicyWindow_st` · 32 bytes, align 8 · cuda.h */
 export interface CUaccessPolicyWindow_st {
+  /** `void *` at byte 0 */
   base_ptr: number;
+  /** `size_t` at byte 8 */
   num_bytes: number;
+  /** `float` at byte 16 */
   hitRatio: number;
+  /** `CUaccessProperty` at byte 20 */
   hitProp: CUaccessProperty;
+  /** `CUaccessProperty` at byte 24 */
   missProp: CUaccessProperty;
 }
 /** `struct CUarrayMapInfo_st` · 96 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st {
+  /** `CUresourcetype` at byte 0 */
   resourceType: CUresourcetype;
+  /** `union CUarrayMapInfo_st_resource` at byte 8 */
   resource: CUarrayMapInfo_st_resource;
+  /** `CUarraySparseSubresourceType` at byte 16 */
   subresourceType: CUarraySparseSubresourceType;
+  /** `union CUarrayMapInfo_st_subresource` at byte 24 */
   subresource: CUarrayMapInfo_st_subresource;
+  /** `CUmemOperationType` at byte 56 */
   memOperationType: CUmemOperationType;
+  /** `CUmemHandleType` at byte 60 */
   memHandleType: CUmemHandleType;
+  /** `union CUarrayMapInfo_st_memHandle` at byte 64 */
   memHandle: CUarrayMapInfo_st_memHandle;
+  /** `unsigned long long` at byte 72 */
   offset: number | bigint;
+  /** `unsigned int` at byte 80 */
   deviceBitMask: number;
+  /** `unsigned int` at byte 84 */
   flags: number;
+  /** `unsigned int [2]` at byte 88 */
   reserved: number[];
 }
 /** `struct CUarrayMapInfo_st_subresource_miptail` · 24 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_subresource_miptail {
+  /** `unsigned int` at byte 0 */
   layer: number;
+  /** `unsigned long long` at byte 8 */
   offset: number | bigint;
+  /** `unsigned long long` at byte 16 */
   size: number | bigint;
 }
 /** `struct CUarrayMapInfo_st_subresource_sparseLevel` · 32 bytes, align 4 · cuda.h */
 export interface CUarrayMapInfo_st_subresource_sparseLevel {
+  /** `unsigned int` at byte 0 */
   level: number;
+  /** `unsigned int` at byte 4 */
   layer: number;
+  /** `unsigned int` at byte 8 */
   offsetX: number;
+  /** `unsigned int` at byte 12 */
   offsetY: number;
+  /** `unsigned int` at byte 16 */
   offsetZ: number;
+  /** `unsigned int` at byte 20 */
   extentWidth: number;
+  /** `unsigned int` at byte 24 */
   extentHeight: number;
+  /** `unsigned int` at byte 28 */
   extentDepth: number;
 }
 /** `struct CUdevprop_st` · 56 bytes, align 4 · cuda.h */
 export interface CUdevprop_st {
+  /** `int` at byte 0 */
   maxThreadsPerBlock: number;
+  /** `int [3]` at byte 4 */
   maxThreadsDim: number[];
+  /** `int [3]` at byte 16 */
   maxGridSize: number[];
+  /** `int` at byte 28 */
   sharedMemPerBlock: number;
+  /** `int` at byte 32 */
   totalConstantMemory: number;
+  /** `int` at byte 36 */
   SIMDWidth: number;
+  /** `int` at byte 40 */
   memPitch: number;
+  /** `int` at byte 44 */
   regsPerBlock: number;
+  /** `int` at byte 48 */
   clockRate: number;
+  /** `int` at byte 52 */
   textureAlign: number;
 }
 /** `struct CUexecAffinityParam_st` · 8 bytes, align 4 · cuda.h */
 export interface CUexecAffinityParam_st {
+  /** `CUexecAffinityType` at byte 0 */
   type: CUexecAffinityType;
+  /** `union CUexecAffinityParam_st_param` at byte 4 */
   param: CUexecAffinityParam_st_param;
 }
 /** `struct CUexecAffinitySmCount_st` · 4 bytes, align 4 · cuda.h */
 export interface CUexecAffinitySmCount_st {
+  /** `unsigned int` at byte 0 */
   val: number;
 }
 /** `struct CUipcEventHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUipcEventHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUipcMemHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUipcMemHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUlaunchAttributeValue_union_clusterDim` · 12 bytes, align 4 · cuda.h */
 export interface CUlaunchAttributeValue_union_clusterDim {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
 }
 /** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_programmaticEvent {
+  /** `CUevent` at byte 0 */
   event: CUevent;
+  /** `int` at byte 8 */
   flags: number;
+  /** `int` at byte 12 */
   triggerAtBlockStart: number;
 }
 /** `struct CUlaunchAttribute_st` · 72 bytes, align 8 · cuda.h */
 export interface CUlaunchAttribute_st {
+  /** `CUlaunchAttributeID` at byte 0 */
   id: CUlaunchAttributeID;
+  /** `char [4]` at byte 4 */
   pad: number[];
+  /** `CUlaunchAttributeValue` at byte 8 */
   value: CUlaunchAttributeValue_union;
 }
 /** `struct CUlaunchConfig_st` · 56 bytes, align 8 · cuda.h */
 export interface CUlaunchConfig_st {
+  /** `unsigned int` at byte 0 */
   gridDimX: number;
+  /** `unsigned int` at byte 4 */
   gridDimY: number;
+  /** `unsigned int` at byte 8 */
   gridDimZ: number;
+  /** `unsigned int` at byte 12 */
   blockDimX: number;
+  /** `unsigned int` at byte 16 */
   blockDimY: number;
+  /** `unsigned int` at byte 20 */
   blockDimZ: number;
+  /** `unsigned int` at byte 24 */
   sharedMemBytes: number;
+  /** `CUstream` at byte 32 */
   hStream: CUstream;
+  /** `CUlaunchAttribute *` at byte 40 */
   attrs: number;
+  /** `unsigned int` at byte 48 */
   numAttrs: number;
 }
 /** `struct CUmemAccessDesc_st` · 12 bytes, align 4 · cuda.h */
 export interface CUmemAccessDesc_st {
+  /** `CUmemLocation` at byte 0 */
   location: CUmemLocation_st;
+  /** `CUmemAccess_flags` at byte 8 */
   flags: CUmemAccess_flags;
 }
 /** `struct CUmemAllocationProp_st` · 32 bytes, align 8 · cuda.h */
 export interface CUmemAllocationProp_st {
+  /** `CUmemAllocationType` at byte 0 */
   type: CUmemAllocationType;
+  /** `CUmemAllocationHandleType` at byte 4 */
   requestedHandleTypes: CUmemAllocationHandleType;
+  /** `CUmemLocation` at byte 8 */
   location: CUmemLocation_st;
+  /** `void *` at byte 16 */
   win32HandleMetaData: number;
+  /** `struct CUmemAllocationProp_st_allocFlags` at byte 24 */
   allocFlags: CUmemAllocationProp_st_allocFlags;
 }
 /** `struct CUmemAllocationProp_st_allocFlags` · 8 bytes, align 2 · cuda.h */
 export interface CUmemAllocationProp_st_allocFlags {
+  /** `unsigned char` at byte 0 */
   compressionType: number;
+  /** `unsigned char` at byte 1 */
   gpuDirectRDMACapable: number;
+  /** `unsigned short` at byte 2 */
   usage: number;
+  /** `unsigned char [4]` at byte 4 */
   reserved: number[];
 }
 /** `struct CUmemLocation_st` · 8 bytes, align 4 · cuda.h */
 export interface CUmemLocation_st {
+  /** `CUmemLocationType` at byte 0 */
   type: CUmemLocationType;
+  /** `int` at byte 4 */
   id: number;
 }
 /** `struct CUmemPoolProps_st` · 88 bytes, align 8 · cuda.h */
 export interface CUmemPoolProps_st {
+  /** `CUmemAllocationType` at byte 0 */
   allocType: CUmemAllocationType;
+  /** `CUmemAllocationHandleType` at byte 4 */
   handleTypes: CUmemAllocationHandleType;
+  /** `CUmemLocation` at byte 8 */
   location: CUmemLocation_st;
+  /** `void *` at byte 16 */
   win32SecurityAttributes: number;
+  /** `unsigned char [64]` at byte 24 */
   reserved: number[];
 }
 /** `struct CUmemPoolPtrExportData_st` · 64 bytes, align 1 · cuda.h */
 export interface CUmemPoolPtrExportData_st {
+  /** `unsigned char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUstreamMemOpFlushRemoteWritesParams_st` · 8 bytes, align 4 · cuda.h */
 export interface CUstreamMemOpFlushRemoteWritesParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `unsigned int` at byte 4 */
   flags: number;
 }
 /** `struct CUstreamMemOpMemoryBarrierParams_st` · 8 bytes, align 4 · cuda.h */
 export interface CUstreamMemOpMemoryBarrierParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `unsigned int` at byte 4 */
   flags: number;
 }
 /** `struct CUstreamMemOpWaitValueParams_st` · 40 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWaitValueParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `CUdeviceptr` at byte 8 */
   address: CUdeviceptr;
+  /** `union CUstreamMemOpWaitValueParams_st_anon2` at byte 16 */
   anon2: CUstreamMemOpWaitValueParams_st_anon2;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `CUdeviceptr` at byte 32 */
   alias: CUdeviceptr;
 }
 /** `struct CUstreamMemOpWriteValueParams_st` · 40 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWriteValueParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `CUdeviceptr` at byte 8 */
   address: CUdeviceptr;
+  /** `union CUstreamMemOpWriteValueParams_st_anon2` at byte 16 */
   anon2: CUstreamMemOpWriteValueParams_st_anon2;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `CUdeviceptr` at byte 32 */
   alias: CUdeviceptr;
 }
 /** `struct CUuuid_st` · 16 bytes, align 1 · cuda.h */
 export interface CUuuid_st {
+  /** `char [16]` at byte 0 */
   bytes: number[];
 }
 /** `union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32` at byte 0 */
   win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciBufObject: number;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32` at byte 0 */
   win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciSyncObj: number;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union CUDA_RESOURCE_DESC_st_res` · 128 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res {
+  /** `struct CUDA_RESOURCE_DESC_st_res_array` at byte 0 */
   array: CUDA_RESOURCE_DESC_st_res_array;
+  /** `struct CUDA_RESOURCE_DESC_st_res_mipmap` at byte 0 */
   mipmap: CUDA_RESOURCE_DESC_st_res_mipmap;
+  /** `struct CUDA_RESOURCE_DESC_st_res_linear` at byte 0 */
   linear: CUDA_RESOURCE_DESC_st_res_linear;
+  /** `struct CUDA_RESOURCE_DESC_st_res_pitch2D` at byte 0 */
   pitch2D: CUDA_RESOURCE_DESC_st_res_pitch2D;
+  /** `struct CUDA_RESOURCE_DESC_st_res_reserved` at byte 0 */
   reserved: CUDA_RESOURCE_DESC_st_res_reserved;
 }
 /** `union CUarrayMapInfo_st_memHandle` · 8 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_memHandle {
+  /** `CUmemGenericAllocationHandle` at byte 0 */
   memHandle: number | bigint;
 }
 /** `union CUarrayMapInfo_st_resource` · 8 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_resource {
+  /** `CUmipmappedArray` at byte 0 */
   mipmap: CUmipmappedArray;
+  /** `CUarray` at byte 0 */
   array: CUarray;
 }
 /** `union CUarrayMapInfo_st_subresource` · 32 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_subresource {
+  /** `struct CUarrayMapInfo_st_subresource_sparseLevel` at byte 0 */
   sparseLevel: CUarrayMapInfo_st_subresource_sparseLevel;
+  /** `struct CUarrayMapInfo_st_subresource_miptail` at byte 0 */
   miptail: CUarrayMapInfo_st_subresource_miptail;
 }
 /** `union CUexecAffinityParam_st_param` · 4 bytes, align 4 · cuda.h */
 export interface CUexecAffinityParam_st_param {
+  /** `CUexecAffinitySmCount` at byte 0 */
   smCount: CUexecAffinitySmCount_st;
 }
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union {
+  /** `char [64]` at byte 0 */
   pad: number[];
+  /** `CUaccessPolicyWindow` at byte 0 */
   accessPolicyWindow: CUaccessPolicyWindow_st;
+  /** `int` at byte 0 */
   cooperative: number;
+  /** `CUsynchronizationPolicy` at byte 0 */
   syncPolicy: CUsynchronizationPolicy;
+  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 */
   clusterDim: CUlaunchAttributeValue_union_clusterDim;
+  /** `CUclusterSchedulingPolicy` at byte 0 */
   clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy;
+  /** `int` at byte 0 */
   programmaticStreamSerializationAllowed: number;
+  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 */
   programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
+  /** `int` at byte 0 */
   priority: number;
 }
 /** `union CUstreamBatchMemOpParams_union` · 48 bytes, align 8 · cuda.h */
 export interface CUstreamBatchMemOpParams_union {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `struct CUstreamMemOpWaitValueParams_st` at byte 0 */
   waitValue: CUstreamMemOpWaitValueParams_st;
+  /** `struct CUstreamMemOpWriteValueParams_st` at byte 0 */
   writeValue: CUstreamMemOpWriteValueParams_st;
+  /** `struct CUstreamMemOpFlushRemoteWritesParams_st` at byte 0 */
   flushRemoteWrites: CUstreamMemOpFlushRemoteWritesParams_st;
+  /** `struct CUstreamMemOpMemoryBarrierParams_st` at byte 0 */
   memoryBarrier: CUstreamMemOpMemoryBarrierParams_st;
+  /** `cuuint64_t [6]` at byte 0 */
   pad: number | bigint[];
 }
 /** `union CUstreamMemOpWaitValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWaitValueParams_st_anon2 {
+  /** `cuuint32_t` at byte 0 */
   value: number;
+  /** `cuuint64_t` at byte 0 */
   value64: number | bigint;
 }
 /** `union CUstreamMemOpWriteValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWriteValueParams_st_anon2 {
+  /** `cuuint32_t` at byte 0 */
   value: number;
+  /** `cuuint64_t` at byte 0 */
   value64: number | bigint;
 }
 

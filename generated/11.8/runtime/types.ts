@@ -41,7 +41,7 @@ export declare enum cudaChannelFormatKind {
   cudaChannelFormatKindSignedNormalized8X4 = 13,
   cudaChannelFormatKindSignedNormalized16X1 = 14,
   cudaChannelFormatKindSignedNormalized16X2 = 15,
-  cudaChannelFormatKindSignedNormalized16X4 = 16,
+  /** 0x10 */ cudaChannelFormatKindSignedNormalized16X4 = 16,
   cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
   cudaChannelFormatKindUnsignedBlockCompressed1SRGB = 18,
   cudaChannelFormatKindUnsignedBlockCompressed2 = 19,
@@ -90,7 +90,7 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrClockRate = 13,
   cudaDevAttrTextureAlignment = 14,
   cudaDevAttrGpuOverlap = 15,
-  cudaDevAttrMultiProcessorCount = 16,
+  /** 0x10 */ cudaDevAttrMultiProcessorCount = 16,
   cudaDevAttrKernelExecTimeout = 17,
   cudaDevAttrIntegrated = 18,
   cudaDevAttrCanMapHostMemory = 19,
@@ -105,8 +105,8 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrMaxTexture2DLayeredHeight = 28,
   cudaDevAttrMaxTexture2DLayeredLayers = 29,
   cudaDevAttrSurfaceAlignment = 30,
-  cudaDevAttrConcurrentKernels = 31,
-  cudaDevAttrEccEnabled = 32,
+  /** 0x1f */ cudaDevAttrConcurrentKernels = 31,
+  /** 0x20 */ cudaDevAttrEccEnabled = 32,
   cudaDevAttrPciBusId = 33,
   cudaDevAttrPciDeviceId = 34,
   cudaDevAttrTccDriver = 35,
@@ -136,8 +136,8 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrMaxSurface3DDepth = 60,
   cudaDevAttrMaxSurface1DLayeredWidth = 61,
   cudaDevAttrMaxSurface1DLayeredLayers = 62,
-  cudaDevAttrMaxSurface2DLayeredWidth = 63,
-  cudaDevAttrMaxSurface2DLayeredHeight = 64,
+  /** 0x3f */ cudaDevAttrMaxSurface2DLayeredWidth = 63,
+  /** 0x40 */ cudaDevAttrMaxSurface2DLayeredHeight = 64,
   cudaDevAttrMaxSurface2DLayeredLayers = 65,
   cudaDevAttrMaxSurfaceCubemapWidth = 66,
   cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
@@ -215,7 +215,7 @@ export declare enum cudaError_t {
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidSymbol = 13,
-  cudaErrorInvalidHostPointer = 16,
+  /** 0x10 */ cudaErrorInvalidHostPointer = 16,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidTexture = 18,
   cudaErrorInvalidTextureBinding = 19,
@@ -228,8 +228,8 @@ export declare enum cudaError_t {
   cudaErrorInvalidFilterSetting = 26,
   cudaErrorInvalidNormSetting = 27,
   cudaErrorMixedDeviceExecution = 28,
-  cudaErrorNotYetImplemented = 31,
-  cudaErrorMemoryValueTooLarge = 32,
+  /** 0x1f */ cudaErrorNotYetImplemented = 31,
+  /** 0x20 */ cudaErrorMemoryValueTooLarge = 32,
   cudaErrorStubLibrary = 34,
   cudaErrorInsufficientDriver = 35,
   cudaErrorCallRequiresNewerDriver = 36,
@@ -251,7 +251,7 @@ export declare enum cudaError_t {
   cudaErrorInvalidDevice = 101,
   cudaErrorDeviceNotLicensed = 102,
   cudaErrorSoftwareValidityNotEstablished = 103,
-  cudaErrorStartupFailure = 127,
+  /** 0x7f */ cudaErrorStartupFailure = 127,
   cudaErrorInvalidKernelImage = 200,
   cudaErrorDeviceUninitialized = 201,
   cudaErrorMapBufferObjectFailed = 205,
@@ -385,7 +385,7 @@ export declare enum cudaFuncAttribute {
   cudaFuncAttributeRequiredClusterDepth = 13,
   cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
   cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
-  cudaFuncAttributeMax = 16,
+  /** 0x10 */ cudaFuncAttributeMax = 16,
 }
 
 /** `enum cudaFuncCache` · driver_types.h · CUDA 11.8 */
@@ -415,13 +415,13 @@ export declare enum cudaGraphDebugDotFlags {
   cudaGraphDebugDotFlagsVerbose = 1,
   cudaGraphDebugDotFlagsKernelNodeParams = 4,
   cudaGraphDebugDotFlagsMemcpyNodeParams = 8,
-  cudaGraphDebugDotFlagsMemsetNodeParams = 16,
-  cudaGraphDebugDotFlagsHostNodeParams = 32,
-  cudaGraphDebugDotFlagsEventNodeParams = 64,
-  cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 128,
-  cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
-  cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
-  cudaGraphDebugDotFlagsHandles = 1024,
+  /** 0x10 */ cudaGraphDebugDotFlagsMemsetNodeParams = 16,
+  /** 0x20 */ cudaGraphDebugDotFlagsHostNodeParams = 32,
+  /** 0x40 */ cudaGraphDebugDotFlagsEventNodeParams = 64,
+  /** 0x80 */ cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 128,
+  /** 0x100 */ cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
+  /** 0x200 */ cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
+  /** 0x400 */ cudaGraphDebugDotFlagsHandles = 1024,
 }
 
 /** `enum cudaGraphExecUpdateResult` · driver_types.h · CUDA 11.8 */
@@ -537,7 +537,7 @@ export declare enum cudaMemAllocationHandleType {
 export declare enum cudaMemAllocationType {
   cudaMemAllocationTypeInvalid = 0,
   cudaMemAllocationTypePinned = 1,
-  cudaMemAllocationTypeMax = 2147483647,
+  /** 0x7fffffff */ cudaMemAllocationTypeMax = 2147483647,
 }
 
 /** `enum cudaMemLocationType` · driver_types.h · CUDA 11.8 */
@@ -627,7 +627,7 @@ export declare enum cudaResourceViewFormat {
   cudaResViewFormatUnsignedInt1 = 13,
   cudaResViewFormatUnsignedInt2 = 14,
   cudaResViewFormatUnsignedInt4 = 15,
-  cudaResViewFormatSignedInt1 = 16,
+  /** 0x10 */ cudaResViewFormatSignedInt1 = 16,
   cudaResViewFormatSignedInt2 = 17,
   cudaResViewFormatSignedInt4 = 18,
   cudaResViewFormatHalf1 = 19,
@@ -642,8 +642,8 @@ export declare enum cudaResourceViewFormat {
   cudaResViewFormatUnsignedBlockCompressed4 = 28,
   cudaResViewFormatSignedBlockCompressed4 = 29,
   cudaResViewFormatUnsignedBlockCompressed5 = 30,
-  cudaResViewFormatSignedBlockCompressed5 = 31,
-  cudaResViewFormatUnsignedBlockCompressed6H = 32,
+  /** 0x1f */ cudaResViewFormatSignedBlockCompressed5 = 31,
+  /** 0x20 */ cudaResViewFormatUnsignedBlockCompressed6H = 32,
   cudaResViewFormatSignedBlockCompressed6H = 33,
   cudaResViewFormatUnsignedBlockCompressed7 = 34,
 }
@@ -845,824 +845,1286 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct CUuuid_st` · 16 bytes, align 1 · driver_types.h */
 export interface CUuuid_st {
+  /** `char [16]` at byte 0 */
   bytes: number[];
 }
 /** `struct char1` · 1 bytes, align 1 · vector_types.h */
 export interface char1 {
+  /** `signed char` at byte 0 */
   x: number;
 }
 /** `struct char2` · 2 bytes, align 2 · vector_types.h */
 export interface char2 {
+  /** `signed char` at byte 0 */
   x: number;
+  /** `signed char` at byte 1 */
   y: number;
 }
 /** `struct char3` · 3 bytes, align 1 · vector_types.h */
 export interface char3 {
+  /** `signed char` at byte 0 */
   x: number;
+  /** `signed char` at byte 1 */
   y: number;
+  /** `signed char` at byte 2 */
   z: number;
 }
 /** `struct char4` · 4 bytes, align 4 · vector_types.h */
 export interface char4 {
+  /** `signed char` at byte 0 */
   x: number;
+  /** `signed char` at byte 1 */
   y: number;
+  /** `signed char` at byte 2 */
   z: number;
+  /** `signed char` at byte 3 */
   w: number;
 }
 /** `struct cudaAccessPolicyWindow` · 32 bytes, align 8 · driver_types.h */
 export interface cudaAccessPolicyWindow {
+  /** `void *` at byte 0 */
   base_ptr: number;
+  /** `size_t` at byte 8 */
   num_bytes: number;
+  /** `float` at byte 16 */
   hitRatio: number;
+  /** `enum cudaAccessProperty` at byte 20 */
   hitProp: cudaAccessProperty;
+  /** `enum cudaAccessProperty` at byte 24 */
   missProp: cudaAccessProperty;
 }
 /** `struct cudaArrayMemoryRequirements` · 32 bytes, align 8 · driver_types.h */
 export interface cudaArrayMemoryRequirements {
+  /** `size_t` at byte 0 */
   size: number;
+  /** `size_t` at byte 8 */
   alignment: number;
+  /** `unsigned int [4]` at byte 16 */
   reserved: number[];
 }
 /** `struct cudaArraySparseProperties` · 48 bytes, align 8 · driver_types.h */
 export interface cudaArraySparseProperties {
+  /** `struct cudaArraySparseProperties_tileExtent` at byte 0 */
   tileExtent: cudaArraySparseProperties_tileExtent;
+  /** `unsigned int` at byte 12 */
   miptailFirstLevel: number;
+  /** `unsigned long long` at byte 16 */
   miptailSize: number | bigint;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `unsigned int [4]` at byte 28 */
   reserved: number[];
 }
 /** `struct cudaArraySparseProperties_tileExtent` · 12 bytes, align 4 · driver_types.h */
 export interface cudaArraySparseProperties_tileExtent {
+  /** `unsigned int` at byte 0 */
   width: number;
+  /** `unsigned int` at byte 4 */
   height: number;
+  /** `unsigned int` at byte 8 */
   depth: number;
 }
 /** `struct cudaChannelFormatDesc` · 20 bytes, align 4 · driver_types.h */
 export interface cudaChannelFormatDesc {
+  /** `int` at byte 0 */
   x: number;
+  /** `int` at byte 4 */
   y: number;
+  /** `int` at byte 8 */
   z: number;
+  /** `int` at byte 12 */
   w: number;
+  /** `enum cudaChannelFormatKind` at byte 16 */
   f: cudaChannelFormatKind;
 }
 /** `struct cudaDeviceProp` · 728 bytes, align 8 · driver_types.h */
 export interface cudaDeviceProp {
+  /** `char [256]` at byte 0 */
   name: string;
+  /** `cudaUUID_t` at byte 256 */
   uuid: CUuuid_st;
+  /** `char [8]` at byte 272 */
   luid: number[];
+  /** `unsigned int` at byte 280 */
   luidDeviceNodeMask: number;
+  /** `size_t` at byte 288 */
   totalGlobalMem: number;
+  /** `size_t` at byte 296 */
   sharedMemPerBlock: number;
+  /** `int` at byte 304 */
   regsPerBlock: number;
+  /** `int` at byte 308 */
   warpSize: number;
+  /** `size_t` at byte 312 */
   memPitch: number;
+  /** `int` at byte 320 */
   maxThreadsPerBlock: number;
+  /** `int [3]` at byte 324 */
   maxThreadsDim: number[];
+  /** `int [3]` at byte 336 */
   maxGridSize: number[];
+  /** `int` at byte 348 */
   clockRate: number;
+  /** `size_t` at byte 352 */
   totalConstMem: number;
+  /** `int` at byte 360 */
   major: number;
+  /** `int` at byte 364 */
   minor: number;
+  /** `size_t` at byte 368 */
   textureAlignment: number;
+  /** `size_t` at byte 376 */
   texturePitchAlignment: number;
+  /** `int` at byte 384 */
   deviceOverlap: number;
+  /** `int` at byte 388 */
   multiProcessorCount: number;
+  /** `int` at byte 392 */
   kernelExecTimeoutEnabled: number;
+  /** `int` at byte 396 */
   integrated: number;
+  /** `int` at byte 400 */
   canMapHostMemory: number;
+  /** `int` at byte 404 */
   computeMode: number;
+  /** `int` at byte 408 */
   maxTexture1D: number;
+  /** `int` at byte 412 */
   maxTexture1DMipmap: number;
+  /** `int` at byte 416 */
   maxTexture1DLinear: number;
+  /** `int [2]` at byte 420 */
   maxTexture2D: number[];
+  /** `int [2]` at byte 428 */
   maxTexture2DMipmap: number[];
+  /** `int [3]` at byte 436 */
   maxTexture2DLinear: number[];
+  /** `int [2]` at byte 448 */
   maxTexture2DGather: number[];
+  /** `int [3]` at byte 456 */
   maxTexture3D: number[];
+  /** `int [3]` at byte 468 */
   maxTexture3DAlt: number[];
+  /** `int` at byte 480 */
   maxTextureCubemap: number;
+  /** `int [2]` at byte 484 */
   maxTexture1DLayered: number[];
+  /** `int [3]` at byte 492 */
   maxTexture2DLayered: number[];
+  /** `int [2]` at byte 504 */
   maxTextureCubemapLayered: number[];
+  /** `int` at byte 512 */
   maxSurface1D: number;
+  /** `int [2]` at byte 516 */
   maxSurface2D: number[];
+  /** `int [3]` at byte 524 */
   maxSurface3D: number[];
+  /** `int [2]` at byte 536 */
   maxSurface1DLayered: number[];
+  /** `int [3]` at byte 544 */
   maxSurface2DLayered: number[];
+  /** `int` at byte 556 */
   maxSurfaceCubemap: number;
+  /** `int [2]` at byte 560 */
   maxSurfaceCubemapLayered: number[];
+  /** `size_t` at byte 568 */
   surfaceAlignment: number;
+  /** `int` at byte 576 */
   concurrentKernels: number;
+  /** `int` at byte 580 */
   ECCEnabled: number;
+  /** `int` at byte 584 */
   pciBusID: number;
+  /** `int` at byte 588 */
   pciDeviceID: number;
+  /** `int` at byte 592 */
   pciDomainID: number;
+  /** `int` at byte 596 */
   tccDriver: number;
+  /** `int` at byte 600 */
   asyncEngineCount: number;
+  /** `int` at byte 604 */
   unifiedAddressing: number;
+  /** `int` at byte 608 */
   memoryClockRate: number;
+  /** `int` at byte 612 */
   memoryBusWidth: number;
+  /** `int` at byte 616 */
   l2CacheSize: number;
+  /** `int` at byte 620 */
   persistingL2CacheMaxSize: number;
+  /** `int` at byte 624 */
   maxThreadsPerMultiProcessor: number;
+  /** `int` at byte 628 */
   streamPrioritiesSupported: number;
+  /** `int` at byte 632 */
   globalL1CacheSupported: number;
+  /** `int` at byte 636 */
   localL1CacheSupported: number;
+  /** `size_t` at byte 640 */
   sharedMemPerMultiprocessor: number;
+  /** `int` at byte 648 */
   regsPerMultiprocessor: number;
+  /** `int` at byte 652 */
   managedMemory: number;
+  /** `int` at byte 656 */
   isMultiGpuBoard: number;
+  /** `int` at byte 660 */
   multiGpuBoardGroupID: number;
+  /** `int` at byte 664 */
   hostNativeAtomicSupported: number;
+  /** `int` at byte 668 */
   singleToDoublePrecisionPerfRatio: number;
+  /** `int` at byte 672 */
   pageableMemoryAccess: number;
+  /** `int` at byte 676 */
   concurrentManagedAccess: number;
+  /** `int` at byte 680 */
   computePreemptionSupported: number;
+  /** `int` at byte 684 */
   canUseHostPointerForRegisteredMem: number;
+  /** `int` at byte 688 */
   cooperativeLaunch: number;
+  /** `int` at byte 692 */
   cooperativeMultiDeviceLaunch: number;
+  /** `size_t` at byte 696 */
   sharedMemPerBlockOptin: number;
+  /** `int` at byte 704 */
   pageableMemoryAccessUsesHostPageTables: number;
+  /** `int` at byte 708 */
   directManagedMemAccessFromHost: number;
+  /** `int` at byte 712 */
   maxBlocksPerMultiProcessor: number;
+  /** `int` at byte 716 */
   accessPolicyMaxWindowSize: number;
+  /** `size_t` at byte 720 */
   reservedSharedMemPerBlock: number;
 }
 /** `struct cudaExtent` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExtent {
+  /** `size_t` at byte 0 */
   width: number;
+  /** `size_t` at byte 8 */
   height: number;
+  /** `size_t` at byte 16 */
   depth: number;
 }
 /** `struct cudaExternalMemoryBufferDesc` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryBufferDesc {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `unsigned long long` at byte 8 */
   size: number | bigint;
+  /** `unsigned int` at byte 16 */
   flags: number;
 }
 /** `struct cudaExternalMemoryHandleDesc` · 40 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryHandleDesc {
+  /** `enum cudaExternalMemoryHandleType` at byte 0 */
   type: cudaExternalMemoryHandleType;
+  /** `union cudaExternalMemoryHandleDesc_handle` at byte 8 */
   handle: cudaExternalMemoryHandleDesc_handle;
+  /** `unsigned long long` at byte 24 */
   size: number | bigint;
+  /** `unsigned int` at byte 32 */
   flags: number;
 }
 /** `struct cudaExternalMemoryHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryHandleDesc_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct cudaExternalMemoryMipmappedArrayDesc` · 64 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryMipmappedArrayDesc {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `struct cudaChannelFormatDesc` at byte 8 */
   formatDesc: cudaChannelFormatDesc;
+  /** `struct cudaExtent` at byte 32 */
   extent: cudaExtent;
+  /** `unsigned int` at byte 56 */
   flags: number;
+  /** `unsigned int` at byte 60 */
   numLevels: number;
 }
 /** `struct cudaExternalSemaphoreHandleDesc` · 32 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreHandleDesc {
+  /** `enum cudaExternalSemaphoreHandleType` at byte 0 */
   type: cudaExternalSemaphoreHandleType;
+  /** `union cudaExternalSemaphoreHandleDesc_handle` at byte 8 */
   handle: cudaExternalSemaphoreHandleDesc_handle;
+  /** `unsigned int` at byte 24 */
   flags: number;
 }
 /** `struct cudaExternalSemaphoreHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreHandleDesc_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct cudaExternalSemaphoreSignalNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalNodeParams {
+  /** `cudaExternalSemaphore_t *` at byte 0 */
   extSemArray: number;
+  /** `const struct cudaExternalSemaphoreSignalParams *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreSignalParams` · 144 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams {
+  /** `struct cudaExternalSemaphoreSignalParams_params` at byte 0 */
   params: cudaExternalSemaphoreSignalParams_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreSignalParams_params` · 72 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_params {
+  /** `struct cudaExternalSemaphoreSignalParams_params_fence` at byte 0 */
   fence: cudaExternalSemaphoreSignalParams_params_fence;
+  /** `union cudaExternalSemaphoreSignalParams_params_nvSciSync` at byte 8 */
   nvSciSync: cudaExternalSemaphoreSignalParams_params_nvSciSync;
+  /** `struct cudaExternalSemaphoreSignalParams_params_keyedMutex` at byte 16 */
   keyedMutex: cudaExternalSemaphoreSignalParams_params_keyedMutex;
+  /** `unsigned int [12]` at byte 24 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreSignalParams_params_fence` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct cudaExternalSemaphoreSignalParams_params_keyedMutex` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
 }
 /** `struct cudaExternalSemaphoreSignalParams_v1` · 32 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1 {
+  /** `struct cudaExternalSemaphoreSignalParams_v1_params` at byte 0 */
   params: cudaExternalSemaphoreSignalParams_v1_params;
+  /** `unsigned int` at byte 24 */
   flags: number;
 }
 /** `struct cudaExternalSemaphoreSignalParams_v1_params` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1_params {
+  /** `struct cudaExternalSemaphoreSignalParams_v1_params_fence` at byte 0 */
   fence: cudaExternalSemaphoreSignalParams_v1_params_fence;
+  /** `union cudaExternalSemaphoreSignalParams_v1_params_nvSciSync` at byte 8 */
   nvSciSync: cudaExternalSemaphoreSignalParams_v1_params_nvSciSync;
+  /** `struct cudaExternalSemaphoreSignalParams_v1_params_keyedMutex` at byte 16 */
   keyedMutex: cudaExternalSemaphoreSignalParams_v1_params_keyedMutex;
 }
 /** `struct cudaExternalSemaphoreSignalParams_v1_params_fence` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct cudaExternalSemaphoreSignalParams_v1_params_keyedMutex` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
 }
 /** `struct cudaExternalSemaphoreWaitNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitNodeParams {
+  /** `cudaExternalSemaphore_t *` at byte 0 */
   extSemArray: number;
+  /** `const struct cudaExternalSemaphoreWaitParams *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreWaitParams` · 144 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams {
+  /** `struct cudaExternalSemaphoreWaitParams_params` at byte 0 */
   params: cudaExternalSemaphoreWaitParams_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreWaitParams_params` · 72 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_params {
+  /** `struct cudaExternalSemaphoreWaitParams_params_fence` at byte 0 */
   fence: cudaExternalSemaphoreWaitParams_params_fence;
+  /** `union cudaExternalSemaphoreWaitParams_params_nvSciSync` at byte 8 */
   nvSciSync: cudaExternalSemaphoreWaitParams_params_nvSciSync;
+  /** `struct cudaExternalSemaphoreWaitParams_params_keyedMutex` at byte 16 */
   keyedMutex: cudaExternalSemaphoreWaitParams_params_keyedMutex;
+  /** `unsigned int [10]` at byte 32 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreWaitParams_params_fence` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct cudaExternalSemaphoreWaitParams_params_keyedMutex` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
+  /** `unsigned int` at byte 8 */
   timeoutMs: number;
 }
 /** `struct cudaExternalSemaphoreWaitParams_v1` · 40 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1 {
+  /** `struct cudaExternalSemaphoreWaitParams_v1_params` at byte 0 */
   params: cudaExternalSemaphoreWaitParams_v1_params;
+  /** `unsigned int` at byte 32 */
   flags: number;
 }
 /** `struct cudaExternalSemaphoreWaitParams_v1_params` · 32 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1_params {
+  /** `struct cudaExternalSemaphoreWaitParams_v1_params_fence` at byte 0 */
   fence: cudaExternalSemaphoreWaitParams_v1_params_fence;
+  /** `union cudaExternalSemaphoreWaitParams_v1_params_nvSciSync` at byte 8 */
   nvSciSync: cudaExternalSemaphoreWaitParams_v1_params_nvSciSync;
+  /** `struct cudaExternalSemaphoreWaitParams_v1_params_keyedMutex` at byte 16 */
   keyedMutex: cudaExternalSemaphoreWaitParams_v1_params_keyedMutex;
 }
 /** `struct cudaExternalSemaphoreWaitParams_v1_params_fence` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct cudaExternalSemaphoreWaitParams_v1_params_keyedMutex` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
+  /** `unsigned int` at byte 8 */
   timeoutMs: number;
 }
 /** `struct cudaFuncAttributes` · 56 bytes, align 8 · driver_types.h */
 export interface cudaFuncAttributes {
+  /** `size_t` at byte 0 */
   sharedSizeBytes: number;
+  /** `size_t` at byte 8 */
   constSizeBytes: number;
+  /** `size_t` at byte 16 */
   localSizeBytes: number;
+  /** `int` at byte 24 */
   maxThreadsPerBlock: number;
+  /** `int` at byte 28 */
   numRegs: number;
+  /** `int` at byte 32 */
   ptxVersion: number;
+  /** `int` at byte 36 */
   binaryVersion: number;
+  /** `int` at byte 40 */
   cacheModeCA: number;
+  /** `int` at byte 44 */
   maxDynamicSharedSizeBytes: number;
+  /** `int` at byte 48 */
   preferredShmemCarveout: number;
 }
 /** `struct cudaHostNodeParams` · 16 bytes, align 8 · driver_types.h */
 export interface cudaHostNodeParams {
+  /** `cudaHostFn_t` at byte 0 */
   fn: number;
+  /** `void *` at byte 8 */
   userData: number;
 }
 /** `struct cudaIpcEventHandle_st` · 64 bytes, align 1 · driver_types.h */
 export interface cudaIpcEventHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct cudaIpcMemHandle_st` · 64 bytes, align 1 · driver_types.h */
 export interface cudaIpcMemHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct cudaKernelNodeParams` · 56 bytes, align 8 · driver_types.h */
 export interface cudaKernelNodeParams {
+  /** `void *` at byte 0 */
   func: number;
+  /** `dim3` at byte 8 */
   gridDim: dim3;
+  /** `dim3` at byte 20 */
   blockDim: dim3;
+  /** `unsigned int` at byte 32 */
   sharedMemBytes: number;
+  /** `void **` at byte 40 */
   kernelParams: number;
+  /** `void **` at byte 48 */
   extra: number;
 }
 /** `struct cudaLaunchAttributeValue_clusterDim` · 12 bytes, align 4 · driver_types.h */
 export interface cudaLaunchAttributeValue_clusterDim {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
 }
 /** `struct cudaLaunchAttributeValue_programmaticEvent` · 16 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue_programmaticEvent {
+  /** `cudaEvent_t` at byte 0 */
   event: cudaEvent_t;
+  /** `int` at byte 8 */
   flags: number;
+  /** `int` at byte 12 */
   triggerAtBlockStart: number;
 }
 /** `struct cudaLaunchAttribute_st` · 72 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttribute_st {
+  /** `cudaLaunchAttributeID` at byte 0 */
   id: cudaLaunchAttributeID;
+  /** `char [4]` at byte 4 */
   pad: number[];
+  /** `cudaLaunchAttributeValue` at byte 8 */
   val: cudaLaunchAttributeValue;
 }
 /** `struct cudaLaunchConfig_st` · 56 bytes, align 8 · driver_types.h */
 export interface cudaLaunchConfig_st {
+  /** `dim3` at byte 0 */
   gridDim: dim3;
+  /** `dim3` at byte 12 */
   blockDim: dim3;
+  /** `size_t` at byte 24 */
   dynamicSmemBytes: number;
+  /** `cudaStream_t` at byte 32 */
   stream: cudaStream_t;
+  /** `cudaLaunchAttribute *` at byte 40 */
   attrs: number;
+  /** `unsigned int` at byte 48 */
   numAttrs: number;
 }
 /** `struct cudaLaunchParams` · 56 bytes, align 8 · driver_types.h */
 export interface cudaLaunchParams {
+  /** `void *` at byte 0 */
   func: number;
+  /** `dim3` at byte 8 */
   gridDim: dim3;
+  /** `dim3` at byte 20 */
   blockDim: dim3;
+  /** `void **` at byte 32 */
   args: number;
+  /** `size_t` at byte 40 */
   sharedMem: number;
+  /** `cudaStream_t` at byte 48 */
   stream: cudaStream_t;
 }
 /** `struct cudaMemAccessDesc` · 12 bytes, align 4 · driver_types.h */
 export interface cudaMemAccessDesc {
+  /** `struct cudaMemLocation` at byte 0 */
   location: cudaMemLocation;
+  /** `enum cudaMemAccessFlags` at byte 8 */
   flags: cudaMemAccessFlags;
 }
 /** `struct cudaMemAllocNodeParams` · 120 bytes, align 8 · driver_types.h */
 export interface cudaMemAllocNodeParams {
+  /** `struct cudaMemPoolProps` at byte 0 */
   poolProps: cudaMemPoolProps;
+  /** `const struct cudaMemAccessDesc *` at byte 88 */
   accessDescs: number;
+  /** `size_t` at byte 96 */
   accessDescCount: number;
+  /** `size_t` at byte 104 */
   bytesize: number;
+  /** `void *` at byte 112 */
   dptr: number;
 }
 /** `struct cudaMemLocation` · 8 bytes, align 4 · driver_types.h */
 export interface cudaMemLocation {
+  /** `enum cudaMemLocationType` at byte 0 */
   type: cudaMemLocationType;
+  /** `int` at byte 4 */
   id: number;
 }
 /** `struct cudaMemPoolProps` · 88 bytes, align 8 · driver_types.h */
 export interface cudaMemPoolProps {
+  /** `enum cudaMemAllocationType` at byte 0 */
   allocType: cudaMemAllocationType;
+  /** `enum cudaMemAllocationHandleType` at byte 4 */
   handleTypes: cudaMemAllocationHandleType;
+  /** `struct cudaMemLocation` at byte 8 */
   location: cudaMemLocation;
+  /** `void *` at byte 16 */
   win32SecurityAttributes: number;
+  /** `unsigned char [64]` at byte 24 */
   reserved: number[];
 }
 /** `struct cudaMemPoolPtrExportData` · 64 bytes, align 1 · driver_types.h */
 export interface cudaMemPoolPtrExportData {
+  /** `unsigned char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct cudaMemcpy3DParms` · 160 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DParms {
+  /** `cudaArray_t` at byte 0 */
   srcArray: cudaArray_t;
+  /** `struct cudaPos` at byte 8 */
   srcPos: cudaPos;
+  /** `struct cudaPitchedPtr` at byte 32 */
   srcPtr: cudaPitchedPtr;
+  /** `cudaArray_t` at byte 64 */
   dstArray: cudaArray_t;
+  /** `struct cudaPos` at byte 72 */
   dstPos: cudaPos;
+  /** `struct cudaPitchedPtr` at byte 96 */
   dstPtr: cudaPitchedPtr;
+  /** `struct cudaExtent` at byte 128 */
   extent: cudaExtent;
+  /** `enum cudaMemcpyKind` at byte 152 */
   kind: cudaMemcpyKind;
 }
 /** `struct cudaMemcpy3DPeerParms` · 168 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DPeerParms {
+  /** `cudaArray_t` at byte 0 */
   srcArray: cudaArray_t;
+  /** `struct cudaPos` at byte 8 */
   srcPos: cudaPos;
+  /** `struct cudaPitchedPtr` at byte 32 */
   srcPtr: cudaPitchedPtr;
+  /** `int` at byte 64 */
   srcDevice: number;
+  /** `cudaArray_t` at byte 72 */
   dstArray: cudaArray_t;
+  /** `struct cudaPos` at byte 80 */
   dstPos: cudaPos;
+  /** `struct cudaPitchedPtr` at byte 104 */
   dstPtr: cudaPitchedPtr;
+  /** `int` at byte 136 */
   dstDevice: number;
+  /** `struct cudaExtent` at byte 144 */
   extent: cudaExtent;
 }
 /** `struct cudaMemsetParams` · 40 bytes, align 8 · driver_types.h */
 export interface cudaMemsetParams {
+  /** `void *` at byte 0 */
   dst: number;
+  /** `size_t` at byte 8 */
   pitch: number;
+  /** `unsigned int` at byte 16 */
   value: number;
+  /** `unsigned int` at byte 20 */
   elementSize: number;
+  /** `size_t` at byte 24 */
   width: number;
+  /** `size_t` at byte 32 */
   height: number;
 }
 /** `struct cudaPitchedPtr` · 32 bytes, align 8 · driver_types.h */
 export interface cudaPitchedPtr {
+  /** `void *` at byte 0 */
   ptr: number;
+  /** `size_t` at byte 8 */
   pitch: number;
+  /** `size_t` at byte 16 */
   xsize: number;
+  /** `size_t` at byte 24 */
   ysize: number;
 }
 /** `struct cudaPointerAttributes` · 24 bytes, align 8 · driver_types.h */
 export interface cudaPointerAttributes {
+  /** `enum cudaMemoryType` at byte 0 */
   type: cudaMemoryType;
+  /** `int` at byte 4 */
   device: number;
+  /** `void *` at byte 8 */
   devicePointer: number;
+  /** `void *` at byte 16 */
   hostPointer: number;
 }
 /** `struct cudaPos` · 24 bytes, align 8 · driver_types.h */
 export interface cudaPos {
+  /** `size_t` at byte 0 */
   x: number;
+  /** `size_t` at byte 8 */
   y: number;
+  /** `size_t` at byte 16 */
   z: number;
 }
 /** `struct cudaResourceDesc` · 64 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc {
+  /** `enum cudaResourceType` at byte 0 */
   resType: cudaResourceType;
+  /** `union cudaResourceDesc_res` at byte 8 */
   res: cudaResourceDesc_res;
 }
 /** `struct cudaResourceDesc_res_array` · 8 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc_res_array {
+  /** `cudaArray_t` at byte 0 */
   array: cudaArray_t;
 }
 /** `struct cudaResourceDesc_res_linear` · 40 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc_res_linear {
+  /** `void *` at byte 0 */
   devPtr: number;
+  /** `struct cudaChannelFormatDesc` at byte 8 */
   desc: cudaChannelFormatDesc;
+  /** `size_t` at byte 32 */
   sizeInBytes: number;
 }
 /** `struct cudaResourceDesc_res_mipmap` · 8 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc_res_mipmap {
+  /** `cudaMipmappedArray_t` at byte 0 */
   mipmap: cudaMipmappedArray_t;
 }
 /** `struct cudaResourceDesc_res_pitch2D` · 56 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc_res_pitch2D {
+  /** `void *` at byte 0 */
   devPtr: number;
+  /** `struct cudaChannelFormatDesc` at byte 8 */
   desc: cudaChannelFormatDesc;
+  /** `size_t` at byte 32 */
   width: number;
+  /** `size_t` at byte 40 */
   height: number;
+  /** `size_t` at byte 48 */
   pitchInBytes: number;
 }
 /** `struct cudaResourceViewDesc` · 48 bytes, align 8 · driver_types.h */
 export interface cudaResourceViewDesc {
+  /** `enum cudaResourceViewFormat` at byte 0 */
   format: cudaResourceViewFormat;
+  /** `size_t` at byte 8 */
   width: number;
+  /** `size_t` at byte 16 */
   height: number;
+  /** `size_t` at byte 24 */
   depth: number;
+  /** `unsigned int` at byte 32 */
   firstMipmapLevel: number;
+  /** `unsigned int` at byte 36 */
   lastMipmapLevel: number;
+  /** `unsigned int` at byte 40 */
   firstLayer: number;
+  /** `unsigned int` at byte 44 */
   lastLayer: number;
 }
 /** `struct cudaTextureDesc` · 68 bytes, align 4 · texture_types.h */
 export interface cudaTextureDesc {
+  /** `enum cudaTextureAddressMode [3]` at byte 0 */
   addressMode: cudaTextureAddressMode[];
+  /** `enum cudaTextureFilterMode` at byte 12 */
   filterMode: cudaTextureFilterMode;
+  /** `enum cudaTextureReadMode` at byte 16 */
   readMode: cudaTextureReadMode;
+  /** `int` at byte 20 */
   sRGB: number;
+  /** `float [4]` at byte 24 */
   borderColor: number[];
+  /** `int` at byte 40 */
   normalizedCoords: number;
+  /** `unsigned int` at byte 44 */
   maxAnisotropy: number;
+  /** `enum cudaTextureFilterMode` at byte 48 */
   mipmapFilterMode: cudaTextureFilterMode;
+  /** `float` at byte 52 */
   mipmapLevelBias: number;
+  /** `float` at byte 56 */
   minMipmapLevelClamp: number;
+  /** `float` at byte 60 */
   maxMipmapLevelClamp: number;
+  /** `int` at byte 64 */
   disableTrilinearOptimization: number;
 }
 /** `struct cudaTextureDesc_v2` · 72 bytes, align 4 · texture_types.h */
 export interface cudaTextureDesc_v2 {
+  /** `enum cudaTextureAddressMode [3]` at byte 0 */
   addressMode: cudaTextureAddressMode[];
+  /** `enum cudaTextureFilterMode` at byte 12 */
   filterMode: cudaTextureFilterMode;
+  /** `enum cudaTextureReadMode` at byte 16 */
   readMode: cudaTextureReadMode;
+  /** `int` at byte 20 */
   sRGB: number;
+  /** `float [4]` at byte 24 */
   borderColor: number[];
+  /** `int` at byte 40 */
   normalizedCoords: number;
+  /** `unsigned int` at byte 44 */
   maxAnisotropy: number;
+  /** `enum cudaTextureFilterMode` at byte 48 */
   mipmapFilterMode: cudaTextureFilterMode;
+  /** `float` at byte 52 */
   mipmapLevelBias: number;
+  /** `float` at byte 56 */
   minMipmapLevelClamp: number;
+  /** `float` at byte 60 */
   maxMipmapLevelClamp: number;
+  /** `int` at byte 64 */
   disableTrilinearOptimization: number;
+  /** `int` at byte 68 */
   seamlessCubemap: number;
 }
 /** `struct dim3` · 12 bytes, align 4 · vector_types.h */
 export interface dim3 {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
 }
 /** `struct double1` · 8 bytes, align 8 · vector_types.h */
 export interface double1 {
+  /** `double` at byte 0 */
   x: number;
 }
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct double3` · 24 bytes, align 8 · vector_types.h */
 export interface double3 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
+  /** `double` at byte 16 */
   z: number;
 }
 /** `struct double4` · 32 bytes, align 16 · vector_types.h */
 export interface double4 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
+  /** `double` at byte 16 */
   z: number;
+  /** `double` at byte 24 */
   w: number;
 }
 /** `struct float1` · 4 bytes, align 4 · vector_types.h */
 export interface float1 {
+  /** `float` at byte 0 */
   x: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 /** `struct float3` · 12 bytes, align 4 · vector_types.h */
 export interface float3 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
+  /** `float` at byte 8 */
   z: number;
 }
 /** `struct float4` · 16 bytes, align 16 · vector_types.h */
 export interface float4 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
+  /** `float` at byte 8 */
   z: number;
+  /** `float` at byte 12 */
   w: number;
 }
 /** `struct int1` · 4 bytes, align 4 · vector_types.h */
 export interface int1 {
+  /** `int` at byte 0 */
   x: number;
 }
 /** `struct int2` · 8 bytes, align 8 · vector_types.h */
 export interface int2 {
+  /** `int` at byte 0 */
   x: number;
+  /** `int` at byte 4 */
   y: number;
 }
 /** `struct int3` · 12 bytes, align 4 · vector_types.h */
 export interface int3 {
+  /** `int` at byte 0 */
   x: number;
+  /** `int` at byte 4 */
   y: number;
+  /** `int` at byte 8 */
   z: number;
 }
 /** `struct int4` · 16 bytes, align 16 · vector_types.h */
 export interface int4 {
+  /** `int` at byte 0 */
   x: number;
+  /** `int` at byte 4 */
   y: number;
+  /** `int` at byte 8 */
   z: number;
+  /** `int` at byte 12 */
   w: number;
 }
 /** `struct long1` · 8 bytes, align 8 · vector_types.h */
 export interface long1 {
+  /** `long` at byte 0 */
   x: number | bigint;
 }
 /** `struct long2` · 16 bytes, align 16 · vector_types.h */
 export interface long2 {
+  /** `long` at byte 0 */
   x: number | bigint;
+  /** `long` at byte 8 */
   y: number | bigint;
 }
 /** `struct long3` · 24 bytes, align 8 · vector_types.h */
 export interface long3 {
+  /** `long` at byte 0 */
   x: number | bigint;
+  /** `long` at byte 8 */
   y: number | bigint;
+  /** `long` at byte 16 */
   z: number | bigint;
 }
 /** `struct long4` · 32 bytes, align 16 · vector_types.h */
 export interface long4 {
+  /** `long` at byte 0 */
   x: number | bigint;
+  /** `long` at byte 8 */
   y: number | bigint;
+  /** `long` at byte 16 */
   z: number | bigint;
+  /** `long` at byte 24 */
   w: number | bigint;
 }
 /** `struct longlong1` · 8 bytes, align 8 · vector_types.h */
 export interface longlong1 {
+  /** `long long` at byte 0 */
   x: number | bigint;
 }
 /** `struct longlong2` · 16 bytes, align 16 · vector_types.h */
 export interface longlong2 {
+  /** `long long` at byte 0 */
   x: number | bigint;
+  /** `long long` at byte 8 */
   y: number | bigint;
 }
 /** `struct longlong3` · 24 bytes, align 8 · vector_types.h */
 export interface longlong3 {
+  /** `long long` at byte 0 */
   x: number | bigint;
+  /** `long long` at byte 8 */
   y: number | bigint;
+  /** `long long` at byte 16 */
   z: number | bigint;
 }
 /** `struct longlong4` · 32 bytes, align 16 · vector_types.h */
 export interface longlong4 {
+  /** `long long` at byte 0 */
   x: number | bigint;
+  /** `long long` at byte 8 */
   y: number | bigint;
+  /** `long long` at byte 16 */
   z: number | bigint;
+  /** `long long` at byte 24 */
   w: number | bigint;
 }
 /** `struct short1` · 2 bytes, align 2 · vector_types.h */
 export interface short1 {
+  /** `short` at byte 0 */
   x: number;
 }
 /** `struct short2` · 4 bytes, align 4 · vector_types.h */
 export interface short2 {
+  /** `short` at byte 0 */
   x: number;
+  /** `short` at byte 2 */
   y: number;
 }
 /** `struct short3` · 6 bytes, align 2 · vector_types.h */
 export interface short3 {
+  /** `short` at byte 0 */
   x: number;
+  /** `short` at byte 2 */
   y: number;
+  /** `short` at byte 4 */
   z: number;
 }
 /** `struct short4` · 8 bytes, align 8 · vector_types.h */
 export interface short4 {
+  /** `short` at byte 0 */
   x: number;
+  /** `short` at byte 2 */
   y: number;
+  /** `short` at byte 4 */
   z: number;
+  /** `short` at byte 6 */
   w: number;
 }
 /** `struct surfaceReference` · 20 bytes, align 4 · surface_types.h */
 export interface surfaceReference {
+  /** `struct cudaChannelFormatDesc` at byte 0 */
   channelDesc: cudaChannelFormatDesc;
 }
 /** `struct textureReference` · 124 bytes, align 4 · texture_types.h */
 export interface textureReference {
+  /** `int` at byte 0 */
   normalized: number;
+  /** `enum cudaTextureFilterMode` at byte 4 */
   filterMode: cudaTextureFilterMode;
+  /** `enum cudaTextureAddressMode [3]` at byte 8 */
   addressMode: cudaTextureAddressMode[];
+  /** `struct cudaChannelFormatDesc` at byte 20 */
   channelDesc: cudaChannelFormatDesc;
+  /** `int` at byte 40 */
   sRGB: number;
+  /** `unsigned int` at byte 44 */
   maxAnisotropy: number;
+  /** `enum cudaTextureFilterMode` at byte 48 */
   mipmapFilterMode: cudaTextureFilterMode;
+  /** `float` at byte 52 */
   mipmapLevelBias: number;
+  /** `float` at byte 56 */
   minMipmapLevelClamp: number;
+  /** `float` at byte 60 */
   maxMipmapLevelClamp: number;
+  /** `int` at byte 64 */
   disableTrilinearOptimization: number;
+  /** `int [14]` at byte 68 */
   __cudaReserved: number[];
 }
 /** `struct uchar1` · 1 bytes, align 1 · vector_types.h */
 export interface uchar1 {
+  /** `unsigned char` at byte 0 */
   x: number;
 }
 /** `struct uchar2` · 2 bytes, align 2 · vector_types.h */
 export interface uchar2 {
+  /** `unsigned char` at byte 0 */
   x: number;
+  /** `unsigned char` at byte 1 */
   y: number;
 }
 /** `struct uchar3` · 3 bytes, align 1 · vector_types.h */
 export interface uchar3 {
+  /** `unsigned char` at byte 0 */
   x: number;
+  /** `unsigned char` at byte 1 */
   y: number;
+  /** `unsigned char` at byte 2 */
   z: number;
 }
 /** `struct uchar4` · 4 bytes, align 4 · vector_types.h */
 export interface uchar4 {
+  /** `unsigned char` at byte 0 */
   x: number;
+  /** `unsigned char` at byte 1 */
   y: number;
+  /** `unsigned char` at byte 2 */
   z: number;
+  /** `unsigned char` at byte 3 */
   w: number;
 }
 /** `struct uint1` · 4 bytes, align 4 · vector_types.h */
 export interface uint1 {
+  /** `unsigned int` at byte 0 */
   x: number;
 }
 /** `struct uint2` · 8 bytes, align 8 · vector_types.h */
 export interface uint2 {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
 }
 /** `struct uint3` · 12 bytes, align 4 · vector_types.h */
 export interface uint3 {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
 }
 /** `struct uint4` · 16 bytes, align 16 · vector_types.h */
 export interface uint4 {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
+  /** `unsigned int` at byte 12 */
   w: number;
 }
 /** `struct ulong1` · 8 bytes, align 8 · vector_types.h */
 export interface ulong1 {
+  /** `unsigned long` at byte 0 */
   x: number | bigint;
 }
 /** `struct ulong2` · 16 bytes, align 16 · vector_types.h */
 export interface ulong2 {
+  /** `unsigned long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long` at byte 8 */
   y: number | bigint;
 }
 /** `struct ulong3` · 24 bytes, align 8 · vector_types.h */
 export interface ulong3 {
+  /** `unsigned long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long` at byte 8 */
   y: number | bigint;
+  /** `unsigned long` at byte 16 */
   z: number | bigint;
 }
 /** `struct ulong4` · 32 bytes, align 16 · vector_types.h */
 export interface ulong4 {
+  /** `unsigned long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long` at byte 8 */
   y: number | bigint;
+  /** `unsigned long` at byte 16 */
   z: number | bigint;
+  /** `unsigned long` at byte 24 */
   w: number | bigint;
 }
 /** `struct ulonglong1` · 8 bytes, align 8 · vector_types.h */
 export interface ulonglong1 {
+  /** `unsigned long long` at byte 0 */
   x: number | bigint;
 }
 /** `struct ulonglong2` · 16 bytes, align 16 · vector_types.h */
 export interface ulonglong2 {
+  /** `unsigned long long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long long` at byte 8 */
   y: number | bigint;
 }
 /** `struct ulonglong3` · 24 bytes, align 8 · vector_types.h */
 export interface ulonglong3 {
+  /** `unsigned long long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long long` at byte 8 */
   y: number | bigint;
+  /** `unsigned long long` at byte 16 */
   z: number | bigint;
 }
 /** `struct ulonglong4` · 32 bytes, align 16 · vector_types.h */
 export interface ulonglong4 {
+  /** `unsigned long long` at byte 0 */
   x: number | bigint;
+  /** `unsigned long long` at byte 8 */
   y: number | bigint;
+  /** `unsigned long long` at byte 16 */
   z: number | bigint;
+  /** `unsigned long long` at byte 24 */
   w: number | bigint;
 }
 /** `struct ushort1` · 2 bytes, align 2 · vector_types.h */
 export interface ushort1 {
+  /** `unsigned short` at byte 0 */
   x: number;
 }
 /** `struct ushort2` · 4 bytes, align 4 · vector_types.h */
 export interface ushort2 {
+  /** `unsigned short` at byte 0 */
   x: number;
+  /** `unsigned short` at byte 2 */
   y: number;
 }
 /** `struct ushort3` · 6 bytes, align 2 · vector_types.h */
 export interface ushort3 {
+  /** `unsigned short` at byte 0 */
   x: number;
+  /** `unsigned short` at byte 2 */
   y: number;
+  /** `unsigned short` at byte 4 */
   z: number;
 }
 /** `struct ushort4` · 8 bytes, align 8 · vector_types.h */
 export interface ushort4 {
+  /** `unsigned short` at byte 0 */
   x: number;
+  /** `unsigned short` at byte 2 */
   y: number;
+  /** `unsigned short` at byte 4 */
   z: number;
+  /** `unsigned short` at byte 6 */
   w: number;
 }
 /** `union cudaExternalMemoryHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryHandleDesc_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct cudaExternalMemoryHandleDesc_handle_win32` at byte 0 */
   win32: cudaExternalMemoryHandleDesc_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciBufObject: number;
 }
 /** `union cudaExternalSemaphoreHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreHandleDesc_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct cudaExternalSemaphoreHandleDesc_handle_win32` at byte 0 */
   win32: cudaExternalSemaphoreHandleDesc_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciSyncObj: number;
 }
 /** `union cudaExternalSemaphoreSignalParams_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union cudaExternalSemaphoreSignalParams_v1_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union cudaExternalSemaphoreWaitParams_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union cudaExternalSemaphoreWaitParams_v1_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union cudaLaunchAttributeValue` · 64 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue {
+  /** `char [64]` at byte 0 */
   pad: number[];
+  /** `struct cudaAccessPolicyWindow` at byte 0 */
   accessPolicyWindow: cudaAccessPolicyWindow;
+  /** `int` at byte 0 */
   cooperative: number;
+  /** `enum cudaSynchronizationPolicy` at byte 0 */
   syncPolicy: cudaSynchronizationPolicy;
+  /** `struct cudaLaunchAttributeValue_clusterDim` at byte 0 */
   clusterDim: cudaLaunchAttributeValue_clusterDim;
+  /** `enum cudaClusterSchedulingPolicy` at byte 0 */
   clusterSchedulingPolicyPreference: cudaClusterSchedulingPolicy;
+  /** `int` at byte 0 */
   programmaticStreamSerializationAllowed: number;
+  /** `struct cudaLaunchAttributeValue_programmaticEvent` at byte 0 */
   programmaticEvent: cudaLaunchAttributeValue_programmaticEvent;
+  /** `int` at byte 0 */
   priority: number;
 }
 /** `union cudaResourceDesc_res` · 56 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc_res {
+  /** `struct cudaResourceDesc_res_array` at byte 0 */
   array: cudaResourceDesc_res_array;
+  /** `struct cudaResourceDesc_res_mipmap` at byte 0 */
   mipmap: cudaResourceDesc_res_mipmap;
+  /** `struct cudaResourceDesc_res_linear` at byte 0 */
   linear: cudaResourceDesc_res_linear;
+  /** `struct cudaResourceDesc_res_pitch2D` at byte 0 */
   pitch2D: cudaResourceDesc_res_pitch2D;
 }
 

@@ -20,93 +20,138 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtCreate: typeof Lt.cublasLtCreate;
-/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtDestroy: typeof Lt.cublasLtDestroy;
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.5 */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtDisableCpuInstructionsSetMask: typeof Lt.cublasLtDisableCpuInstructionsSetMask;
-/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.5 */
+/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtGetCudartVersion: typeof Lt.cublasLtGetCudartVersion;
-/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtGetProperty: typeof Lt.cublasLtGetProperty;
-/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.5 */
+/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtGetStatusName: typeof Lt.cublasLtGetStatusName;
-/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.5 */
+/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtGetStatusString: typeof Lt.cublasLtGetStatusString;
-/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.5 */
+/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtGetVersion: typeof Lt.cublasLtGetVersion;
-/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtHeuristicsCacheGetCapacity: typeof Lt.cublasLtHeuristicsCacheGetCapacity;
-/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtHeuristicsCacheSetCapacity: typeof Lt.cublasLtHeuristicsCacheSetCapacity;
-/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtLoggerForceDisable: typeof Lt.cublasLtLoggerForceDisable;
-/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtLoggerOpenFile: typeof Lt.cublasLtLoggerOpenFile;
-/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
+/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+ * @function */
 export declare const cublasLtLoggerSetCallback: typeof Lt.cublasLtLoggerSetCallback;
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtLoggerSetFile: typeof Lt.cublasLtLoggerSetFile;
-/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtLoggerSetLevel: typeof Lt.cublasLtLoggerSetLevel;
-/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtLoggerSetMask: typeof Lt.cublasLtLoggerSetMask;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmul: typeof Lt.cublasLtMatmul;
-/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoCapGetAttribute: typeof Lt.cublasLtMatmulAlgoCapGetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoCheck: typeof Lt.cublasLtMatmulAlgoCheck;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoConfigGetAttribute: typeof Lt.cublasLtMatmulAlgoConfigGetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoConfigSetAttribute: typeof Lt.cublasLtMatmulAlgoConfigSetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoGetHeuristic: typeof Lt.cublasLtMatmulAlgoGetHeuristic;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoGetIds: typeof Lt.cublasLtMatmulAlgoGetIds;
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulAlgoInit: typeof Lt.cublasLtMatmulAlgoInit;
-/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulDescCreate: typeof Lt.cublasLtMatmulDescCreate;
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulDescDestroy: typeof Lt.cublasLtMatmulDescDestroy;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulDescGetAttribute: typeof Lt.cublasLtMatmulDescGetAttribute;
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulDescInit_internal: typeof Lt.cublasLtMatmulDescInit_internal;
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulDescSetAttribute: typeof Lt.cublasLtMatmulDescSetAttribute;
-/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulPreferenceCreate: typeof Lt.cublasLtMatmulPreferenceCreate;
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulPreferenceDestroy: typeof Lt.cublasLtMatmulPreferenceDestroy;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulPreferenceGetAttribute: typeof Lt.cublasLtMatmulPreferenceGetAttribute;
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulPreferenceInit_internal: typeof Lt.cublasLtMatmulPreferenceInit_internal;
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatmulPreferenceSetAttribute: typeof Lt.cublasLtMatmulPreferenceSetAttribute;
-/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixLayoutCreate: typeof Lt.cublasLtMatrixLayoutCreate;
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixLayoutDestroy: typeof Lt.cublasLtMatrixLayoutDestroy;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixLayoutGetAttribute: typeof Lt.cublasLtMatrixLayoutGetAttribute;
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixLayoutInit_internal: typeof Lt.cublasLtMatrixLayoutInit_internal;
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixLayoutSetAttribute: typeof Lt.cublasLtMatrixLayoutSetAttribute;
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransform: typeof Lt.cublasLtMatrixTransform;
-/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransformDescCreate: typeof Lt.cublasLtMatrixTransformDescCreate;
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransformDescDestroy: typeof Lt.cublasLtMatrixTransformDescDestroy;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransformDescGetAttribute: typeof Lt.cublasLtMatrixTransformDescGetAttribute;
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransformDescInit_internal: typeof Lt.cublasLtMatrixTransformDescInit_internal;
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 */
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5
+ * @function */
 export declare const cublasLtMatrixTransformDescSetAttribute: typeof Lt.cublasLtMatrixTransformDescSetAttribute;

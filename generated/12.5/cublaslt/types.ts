@@ -11,7 +11,7 @@ export const HEADER_VERSION = 12050;
 
 /** `enum cublasComputeType_t` · cublas_api.h · CUDA 12.5 */
 export declare enum cublasComputeType_t {
-  CUBLAS_COMPUTE_16F = 64,
+  /** 0x40 */ CUBLAS_COMPUTE_16F = 64,
   CUBLAS_COMPUTE_16F_PEDANTIC = 65,
   CUBLAS_COMPUTE_32F = 68,
   CUBLAS_COMPUTE_32F_PEDANTIC = 69,
@@ -41,7 +41,7 @@ export declare enum cublasLtClusterShape_t {
   CUBLASLT_CLUSTER_SHAPE_8x2x1 = 13,
   CUBLASLT_CLUSTER_SHAPE_2x8x1 = 14,
   CUBLASLT_CLUSTER_SHAPE_16x1x1 = 15,
-  CUBLASLT_CLUSTER_SHAPE_1x16x1 = 16,
+  /** 0x10 */ CUBLASLT_CLUSTER_SHAPE_1x16x1 = 16,
   CUBLASLT_CLUSTER_SHAPE_3x1x1 = 17,
   CUBLASLT_CLUSTER_SHAPE_5x1x1 = 18,
   CUBLASLT_CLUSTER_SHAPE_6x1x1 = 19,
@@ -56,8 +56,8 @@ export declare enum cublasLtClusterShape_t {
   CUBLASLT_CLUSTER_SHAPE_3x2x1 = 28,
   CUBLASLT_CLUSTER_SHAPE_5x2x1 = 29,
   CUBLASLT_CLUSTER_SHAPE_6x2x1 = 30,
-  CUBLASLT_CLUSTER_SHAPE_7x2x1 = 31,
-  CUBLASLT_CLUSTER_SHAPE_1x3x1 = 32,
+  /** 0x1f */ CUBLASLT_CLUSTER_SHAPE_7x2x1 = 31,
+  /** 0x20 */ CUBLASLT_CLUSTER_SHAPE_1x3x1 = 32,
   CUBLASLT_CLUSTER_SHAPE_2x3x1 = 33,
   CUBLASLT_CLUSTER_SHAPE_3x3x1 = 34,
   CUBLASLT_CLUSTER_SHAPE_4x3x1 = 35,
@@ -90,14 +90,14 @@ export declare enum cublasLtEpilogue_t {
   CUBLASLT_EPILOGUE_RELU_AUX_BIAS = 134,
   CUBLASLT_EPILOGUE_DRELU = 136,
   CUBLASLT_EPILOGUE_DRELU_BGRAD = 152,
-  CUBLASLT_EPILOGUE_GELU = 32,
+  /** 0x20 */ CUBLASLT_EPILOGUE_GELU = 32,
   CUBLASLT_EPILOGUE_GELU_AUX = 160,
   CUBLASLT_EPILOGUE_GELU_BIAS = 36,
   CUBLASLT_EPILOGUE_GELU_AUX_BIAS = 164,
   CUBLASLT_EPILOGUE_DGELU = 192,
   CUBLASLT_EPILOGUE_DGELU_BGRAD = 208,
-  CUBLASLT_EPILOGUE_BGRADA = 256,
-  CUBLASLT_EPILOGUE_BGRADB = 512,
+  /** 0x100 */ CUBLASLT_EPILOGUE_BGRADA = 256,
+  /** 0x200 */ CUBLASLT_EPILOGUE_BGRADB = 512,
 }
 
 /** `enum cublasLtMatmulAlgoCapAttributes_t` · cublasLt.h · CUDA 12.5 */
@@ -116,11 +116,11 @@ export declare enum cublasLtMatmulAlgoCapAttributes_t {
   CUBLASLT_ALGO_CAP_STAGES_IDS = 13,
   CUBLASLT_ALGO_CAP_LD_NEGATIVE = 14,
   CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS = 15,
-  CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES = 16,
+  /** 0x10 */ CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES = 16,
   CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES = 17,
   CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES = 18,
   CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES = 19,
-  CUBLASLT_ALGO_CAP_ATOMIC_SYNC = 20,
+  /** since CUDA 12.5 */ CUBLASLT_ALGO_CAP_ATOMIC_SYNC = 20,
 }
 
 /** `enum cublasLtMatmulAlgoConfigAttributes_t` · cublasLt.h · CUDA 12.5 */
@@ -163,10 +163,10 @@ export declare enum cublasLtMatmulDescAttributes_t {
   CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER = 24,
   CUBLASLT_MATMUL_DESC_FAST_ACCUM = 25,
   CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,
-  CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_ROWS = 27,
-  CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_COLS = 28,
-  CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER = 29,
-  CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER = 30,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_ROWS = 27,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_COLS = 28,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER = 29,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER = 30,
 }
 
 /** `enum cublasLtMatmulInnerShape_t` · cublasLt.h · CUDA 12.5 */
@@ -220,7 +220,7 @@ export declare enum cublasLtMatmulStages_t {
   CUBLASLT_MATMUL_STAGES_64x1 = 13,
   CUBLASLT_MATMUL_STAGES_64x2 = 14,
   CUBLASLT_MATMUL_STAGES_64x3 = 15,
-  CUBLASLT_MATMUL_STAGES_64x4 = 16,
+  /** 0x10 */ CUBLASLT_MATMUL_STAGES_64x4 = 16,
   CUBLASLT_MATMUL_STAGES_64x5 = 17,
   CUBLASLT_MATMUL_STAGES_64x6 = 18,
   CUBLASLT_MATMUL_STAGES_128x1 = 19,
@@ -233,8 +233,8 @@ export declare enum cublasLtMatmulStages_t {
   CUBLASLT_MATMUL_STAGES_8x4 = 26,
   CUBLASLT_MATMUL_STAGES_16x10 = 27,
   CUBLASLT_MATMUL_STAGES_8x5 = 28,
-  CUBLASLT_MATMUL_STAGES_8x3 = 31,
-  CUBLASLT_MATMUL_STAGES_8xAUTO = 32,
+  /** 0x1f */ CUBLASLT_MATMUL_STAGES_8x3 = 31,
+  /** 0x20 */ CUBLASLT_MATMUL_STAGES_8xAUTO = 32,
   CUBLASLT_MATMUL_STAGES_16xAUTO = 33,
   CUBLASLT_MATMUL_STAGES_32xAUTO = 34,
   CUBLASLT_MATMUL_STAGES_64xAUTO = 35,
@@ -260,7 +260,7 @@ export declare enum cublasLtMatmulTile_t {
   CUBLASLT_MATMUL_TILE_64x32 = 13,
   CUBLASLT_MATMUL_TILE_32x128 = 14,
   CUBLASLT_MATMUL_TILE_64x64 = 15,
-  CUBLASLT_MATMUL_TILE_128x32 = 16,
+  /** 0x10 */ CUBLASLT_MATMUL_TILE_128x32 = 16,
   CUBLASLT_MATMUL_TILE_64x128 = 17,
   CUBLASLT_MATMUL_TILE_128x64 = 18,
   CUBLASLT_MATMUL_TILE_64x256 = 19,
@@ -275,11 +275,11 @@ export declare enum cublasLtMatmulTile_t {
   CUBLASLT_MATMUL_TILE_96x128 = 28,
   CUBLASLT_MATMUL_TILE_128x160 = 29,
   CUBLASLT_MATMUL_TILE_160x128 = 30,
-  CUBLASLT_MATMUL_TILE_192x128 = 31,
-  CUBLASLT_MATMUL_TILE_128x192 = 32,
+  /** 0x1f */ CUBLASLT_MATMUL_TILE_192x128 = 31,
+  /** 0x20 */ CUBLASLT_MATMUL_TILE_128x192 = 32,
   CUBLASLT_MATMUL_TILE_128x96 = 33,
-  CUBLASLT_MATMUL_TILE_32x256 = 34,
-  CUBLASLT_MATMUL_TILE_256x32 = 35,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_TILE_32x256 = 34,
+  /** since CUDA 12.5 */ CUBLASLT_MATMUL_TILE_256x32 = 35,
   CUBLASLT_MATMUL_TILE_END = 36,
 }
 
@@ -318,7 +318,7 @@ export declare enum cublasLtPointerModeMask_t {
   CUBLASLT_POINTER_MODE_MASK_DEVICE = 2,
   CUBLASLT_POINTER_MODE_MASK_DEVICE_VECTOR = 4,
   CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_ZERO = 8,
-  CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_HOST = 16,
+  /** 0x10 */ CUBLASLT_POINTER_MODE_MASK_ALPHA_DEVICE_VECTOR_BETA_HOST = 16,
 }
 
 /** `enum cublasLtPointerMode_t` · cublasLt.h · CUDA 12.5 */
@@ -350,7 +350,7 @@ export declare enum cublasStatus_t {
   CUBLAS_STATUS_EXECUTION_FAILED = 13,
   CUBLAS_STATUS_INTERNAL_ERROR = 14,
   CUBLAS_STATUS_NOT_SUPPORTED = 15,
-  CUBLAS_STATUS_LICENSE_ERROR = 16,
+  /** 0x10 */ CUBLAS_STATUS_LICENSE_ERROR = 16,
 }
 
 /** `enum cudaDataType_t` · library_types.h · CUDA 12.5 */
@@ -363,7 +363,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -447,62 +447,101 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct _IO_FILE` · 216 bytes, align 8 · struct_FILE.h */
 export interface _IO_FILE {
+  /** `int` at byte 0 */
   _flags: number;
+  /** `char *` at byte 8 */
   _IO_read_ptr: number;
+  /** `char *` at byte 16 */
   _IO_read_end: number;
+  /** `char *` at byte 24 */
   _IO_read_base: number;
+  /** `char *` at byte 32 */
   _IO_write_base: number;
+  /** `char *` at byte 40 */
   _IO_write_ptr: number;
+  /** `char *` at byte 48 */
   _IO_write_end: number;
+  /** `char *` at byte 56 */
   _IO_buf_base: number;
+  /** `char *` at byte 64 */
   _IO_buf_end: number;
+  /** `char *` at byte 72 */
   _IO_save_base: number;
+  /** `char *` at byte 80 */
   _IO_backup_base: number;
+  /** `char *` at byte 88 */
   _IO_save_end: number;
+  /** `struct _IO_marker *` at byte 96 */
   _markers: number;
+  /** `struct _IO_FILE *` at byte 104 */
   _chain: number;
+  /** `int` at byte 112 */
   _fileno: number;
+  /** `int` at byte 116 */
   _flags2: number;
+  /** `__off_t` at byte 120 */
   _old_offset: number | bigint;
+  /** `unsigned short` at byte 128 */
   _cur_column: number;
+  /** `signed char` at byte 130 */
   _vtable_offset: number;
+  /** `char [1]` at byte 131 */
   _shortbuf: string;
+  /** `_IO_lock_t *` at byte 136 */
   _lock: number;
+  /** `__off64_t` at byte 144 */
   _offset: number | bigint;
+  /** `struct _IO_codecvt *` at byte 152 */
   _codecvt: number;
+  /** `struct _IO_wide_data *` at byte 160 */
   _wide_data: number;
+  /** `struct _IO_FILE *` at byte 168 */
   _freeres_list: number;
+  /** `void *` at byte 176 */
   _freeres_buf: number;
+  /** `size_t` at byte 184 */
   __pad5: number;
+  /** `int` at byte 192 */
   _mode: number;
+  /** `char [20]` at byte 196 */
   _unused2: string;
 }
 /** `struct cublasLtMatmulAlgo_t` · 64 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatmulAlgo_t {
+  /** `uint64_t [8]` at byte 0 */
   data: number | bigint[];
 }
 /** `struct cublasLtMatmulDescOpaque_t` · 256 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatmulDescOpaque_t {
+  /** `uint64_t [32]` at byte 0 */
   data: number | bigint[];
 }
 /** `struct cublasLtMatmulHeuristicResult_t` · 96 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatmulHeuristicResult_t {
+  /** `cublasLtMatmulAlgo_t` at byte 0 */
   algo: cublasLtMatmulAlgo_t;
+  /** `size_t` at byte 64 */
   workspaceSize: number;
+  /** `cublasStatus_t` at byte 72 */
   state: cublasStatus_t;
+  /** `float` at byte 76 */
   wavesCount: number;
+  /** `int [4]` at byte 80 */
   reserved: number[];
 }
 /** `struct cublasLtMatmulPreferenceOpaque_t` · 64 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatmulPreferenceOpaque_t {
+  /** `uint64_t [8]` at byte 0 */
   data: number | bigint[];
 }
 /** `struct cublasLtMatrixLayoutOpaque_t` · 64 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatrixLayoutOpaque_t {
+  /** `uint64_t [8]` at byte 0 */
   data: number | bigint[];
 }
 /** `struct cublasLtMatrixTransformDescOpaque_t` · 64 bytes, align 8 · cublasLt.h */
 export interface cublasLtMatrixTransformDescOpaque_t {
+  /** `uint64_t [8]` at byte 0 */
   data: number | bigint[];
 }
 

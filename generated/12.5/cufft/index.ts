@@ -17,7 +17,7 @@ const CHUNKS = `
 Create_Exec|cufftCreate/0 cufftDestroy/1 cufftEstimate1d/3 cufftEstimate2d/3 cufftEstimate3d/4 cufftEstimateMany/10 cufftExecC2C/4 cufftExecC2R/3 cufftExecD2Z/3 cufftExecR2C/3 cufftExecZ2D/3 cufftExecZ2Z/4
 Get|cufftGetPlanPropertyInt64/3 cufftGetProperty/1 cufftGetSize/1 cufftGetSize1d/4 cufftGetSize2d/4 cufftGetSize3d/5 cufftGetSizeMany/11 cufftGetSizeMany64/11 cufftGetVersion/0
 Make_Plan2|cufftMakePlan1d/4 cufftMakePlan2d/4 cufftMakePlan3d/5 cufftMakePlanMany/11 cufftMakePlanMany64/11 cufftPlan1d/3 cufftPlan2d/3 cufftPlanMany/10
-Plan3_Xt|cufftPlan3d/4 cufftResetPlanProperty/2 cufftSetAutoAllocation/2 cufftSetPlanPropertyInt64/3 cufftSetStream/2 cufftSetWorkArea/2 cufftXtClearCallback/2 cufftXtExec/4 cufftXtExecDescriptor/4 cufftXtExecDescriptorC2C/4 cufftXtExecDescriptorC2R/3 cufftXtExecDescriptorD2Z/3 cufftXtExecDescriptorR2C/3 cufftXtExecDescriptorZ2D/3 cufftXtExecDescriptorZ2Z/4 cufftXtFree/1 cufftXtGetSizeMany/13 cufftXtMakePlanMany/13 cufftXtMalloc/3 cufftXtMemcpy/4 cufftXtQueryPlan/3 cufftXtSetCallback/4 cufftXtSetCallbackSharedSize/3 cufftXtSetGPUs/3 cufftXtSetWorkArea/1 cufftXtSetWorkAreaPolicy/2
+Plan3_Xt|cufftPlan3d/4 cufftResetPlanProperty/2 cufftSetAutoAllocation/2 cufftSetPlanPropertyInt64/3 cufftSetStream/2 cufftSetWorkArea/2 cufftXtClearCallback/2 cufftXtExec/4 cufftXtExecDescriptor/4 cufftXtExecDescriptorC2C/4 cufftXtExecDescriptorC2R/3 cufftXtExecDescriptorD2Z/3 cufftXtExecDescriptorR2C/3 cufftXtExecDescriptorZ2D/3 cufftXtExecDescriptorZ2Z/4 cufftXtFree/1 cufftXtGetSizeMany/13 cufftXtMakePlanMany/13 cufftXtMalloc/3 cufftXtMemcpy/4 cufftXtQueryPlan/3 cufftXtSetCallback/4 cufftXtSetCallbackSharedSize/3 cufftXtSetGPUs/3 cufftXtSetWorkArea/2 cufftXtSetWorkAreaPolicy/3
 `;
 lazyFunctions(module.exports, CHUNKS, (chunk) => {
   switch (chunk) {
@@ -33,113 +33,168 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.5 Returns `handle`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftCreate: typeof Create_Exec.cufftCreate;
-/** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftDestroy: typeof Create_Exec.cufftDestroy;
-/** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftEstimate1d: typeof Create_Exec.cufftEstimate1d;
-/** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftEstimate2d: typeof Create_Exec.cufftEstimate2d;
-/** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftEstimate3d: typeof Create_Exec.cufftEstimate3d;
-/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftEstimateMany: typeof Create_Exec.cufftEstimateMany;
-/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecC2C: typeof Create_Exec.cufftExecC2C;
-/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecC2R: typeof Create_Exec.cufftExecC2R;
-/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecD2Z: typeof Create_Exec.cufftExecD2Z;
-/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecR2C: typeof Create_Exec.cufftExecR2C;
-/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecZ2D: typeof Create_Exec.cufftExecZ2D;
-/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftExecZ2Z: typeof Create_Exec.cufftExecZ2Z;
-/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetPlanPropertyInt64: typeof Get.cufftGetPlanPropertyInt64;
-/** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 Returns `value`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetProperty: typeof Get.cufftGetProperty;
-/** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSize: typeof Get.cufftGetSize;
-/** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSize1d: typeof Get.cufftGetSize1d;
-/** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSize2d: typeof Get.cufftGetSize2d;
-/** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSize3d: typeof Get.cufftGetSize3d;
-/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.5 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSizeMany: typeof Get.cufftGetSizeMany;
-/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetSizeMany64: typeof Get.cufftGetSizeMany64;
-/** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 12.5 Returns `version`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftGetVersion: typeof Get.cufftGetVersion;
-/** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftMakePlan1d: typeof Make_Plan2.cufftMakePlan1d;
-/** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftMakePlan2d: typeof Make_Plan2.cufftMakePlan2d;
-/** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftMakePlan3d: typeof Make_Plan2.cufftMakePlan3d;
-/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftMakePlanMany: typeof Make_Plan2.cufftMakePlanMany;
-/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftMakePlanMany64: typeof Make_Plan2.cufftMakePlanMany64;
-/** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftPlan1d: typeof Make_Plan2.cufftPlan1d;
-/** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftPlan2d: typeof Make_Plan2.cufftPlan2d;
-/** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftPlan3d: typeof Plan3_Xt.cufftPlan3d;
-/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftPlanMany: typeof Make_Plan2.cufftPlanMany;
-/** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftResetPlanProperty: typeof Plan3_Xt.cufftResetPlanProperty;
-/** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftSetAutoAllocation: typeof Plan3_Xt.cufftSetAutoAllocation;
-/** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftSetPlanPropertyInt64: typeof Plan3_Xt.cufftSetPlanPropertyInt64;
-/** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftSetStream: typeof Plan3_Xt.cufftSetStream;
-/** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftSetWorkArea: typeof Plan3_Xt.cufftSetWorkArea;
-/** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtClearCallback: typeof Plan3_Xt.cufftXtClearCallback;
-/** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExec: typeof Plan3_Xt.cufftXtExec;
-/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptor: typeof Plan3_Xt.cufftXtExecDescriptor;
-/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorC2C: typeof Plan3_Xt.cufftXtExecDescriptorC2C;
-/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorC2R: typeof Plan3_Xt.cufftXtExecDescriptorC2R;
-/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorD2Z: typeof Plan3_Xt.cufftXtExecDescriptorD2Z;
-/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorR2C: typeof Plan3_Xt.cufftXtExecDescriptorR2C;
-/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorZ2D: typeof Plan3_Xt.cufftXtExecDescriptorZ2D;
-/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtExecDescriptorZ2Z: typeof Plan3_Xt.cufftXtExecDescriptorZ2Z;
-/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtFree: typeof Plan3_Xt.cufftXtFree;
-/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtGetSizeMany: typeof Plan3_Xt.cufftXtGetSizeMany;
-/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtMakePlanMany: typeof Plan3_Xt.cufftXtMakePlanMany;
-/** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtMalloc: typeof Plan3_Xt.cufftXtMalloc;
-/** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtMemcpy: typeof Plan3_Xt.cufftXtMemcpy;
-/** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtQueryPlan: typeof Plan3_Xt.cufftXtQueryPlan;
-/** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtSetCallback: typeof Plan3_Xt.cufftXtSetCallback;
-/** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtSetCallbackSharedSize: typeof Plan3_Xt.cufftXtSetCallbackSharedSize;
-/** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtSetGPUs: typeof Plan3_Xt.cufftXtSetGPUs;
-/** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 12.5 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtSetWorkArea: typeof Plan3_Xt.cufftXtSetWorkArea;
-/** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cufftXtSetWorkAreaPolicy: typeof Plan3_Xt.cufftXtSetWorkAreaPolicy;

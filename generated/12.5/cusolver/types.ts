@@ -47,7 +47,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -82,8 +82,8 @@ export declare enum cusolverAlgMode_t {
 
 /** `enum cusolverDeterministicMode_t` · cusolverDn.h · CUDA 12.5 */
 export declare enum cusolverDeterministicMode_t {
-  CUSOLVER_DETERMINISTIC_RESULTS = 1,
-  CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
+  /** since CUDA 12.5 */ CUSOLVER_DETERMINISTIC_RESULTS = 1,
+  /** since CUDA 12.5 */ CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
 }
 
 /** `enum cusolverDirectMode_t` · cusolver_common.h · CUDA 12.5 */
@@ -218,7 +218,7 @@ export declare enum cusolverStatus_t {
   CUSOLVER_STATUS_IRS_PARAMS_INVALID = 13,
   CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC = 14,
   CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE = 15,
-  CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER = 16,
+  /** 0x10 */ CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER = 16,
   CUSOLVER_STATUS_IRS_INTERNAL_ERROR = 20,
   CUSOLVER_STATUS_IRS_NOT_SUPPORTED = 21,
   CUSOLVER_STATUS_IRS_OUT_OF_RANGE = 22,
@@ -226,7 +226,7 @@ export declare enum cusolverStatus_t {
   CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED = 25,
   CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED = 26,
   CUSOLVER_STATUS_IRS_MATRIX_SINGULAR = 30,
-  CUSOLVER_STATUS_INVALID_WORKSPACE = 31,
+  /** 0x1f */ CUSOLVER_STATUS_INVALID_WORKSPACE = 31,
 }
 
 /** `enum cusolverStorevMode_t` · cusolver_common.h · CUDA 12.5 */
@@ -312,44 +312,77 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct _IO_FILE` · 216 bytes, align 8 · struct_FILE.h */
 export interface _IO_FILE {
+  /** `int` at byte 0 */
   _flags: number;
+  /** `char *` at byte 8 */
   _IO_read_ptr: number;
+  /** `char *` at byte 16 */
   _IO_read_end: number;
+  /** `char *` at byte 24 */
   _IO_read_base: number;
+  /** `char *` at byte 32 */
   _IO_write_base: number;
+  /** `char *` at byte 40 */
   _IO_write_ptr: number;
+  /** `char *` at byte 48 */
   _IO_write_end: number;
+  /** `char *` at byte 56 */
   _IO_buf_base: number;
+  /** `char *` at byte 64 */
   _IO_buf_end: number;
+  /** `char *` at byte 72 */
   _IO_save_base: number;
+  /** `char *` at byte 80 */
   _IO_backup_base: number;
+  /** `char *` at byte 88 */
   _IO_save_end: number;
+  /** `struct _IO_marker *` at byte 96 */
   _markers: number;
+  /** `struct _IO_FILE *` at byte 104 */
   _chain: number;
+  /** `int` at byte 112 */
   _fileno: number;
+  /** `int` at byte 116 */
   _flags2: number;
+  /** `__off_t` at byte 120 */
   _old_offset: number | bigint;
+  /** `unsigned short` at byte 128 */
   _cur_column: number;
+  /** `signed char` at byte 130 */
   _vtable_offset: number;
+  /** `char [1]` at byte 131 */
   _shortbuf: string;
+  /** `_IO_lock_t *` at byte 136 */
   _lock: number;
+  /** `__off64_t` at byte 144 */
   _offset: number | bigint;
+  /** `struct _IO_codecvt *` at byte 152 */
   _codecvt: number;
+  /** `struct _IO_wide_data *` at byte 160 */
   _wide_data: number;
+  /** `struct _IO_FILE *` at byte 168 */
   _freeres_list: number;
+  /** `void *` at byte 176 */
   _freeres_buf: number;
+  /** `size_t` at byte 184 */
   __pad5: number;
+  /** `int` at byte 192 */
   _mode: number;
+  /** `char [20]` at byte 196 */
   _unused2: string;
 }
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 

@@ -27,7 +27,7 @@ export declare enum nvFatbinResult {
   NVFATBIN_ERROR_PTX_ARCH_MISMATCH = 13,
   NVFATBIN_ERROR_MISSING_FATBIN = 14,
   NVFATBIN_ERROR_INVALID_INDEX = 15,
-  NVFATBIN_ERROR_IDENTIFIER_REUSE = 16,
+  /** 0x10 */ NVFATBIN_ERROR_IDENTIFIER_REUSE = 16,
 }
 
 /** `typedef struct _nvFatbinHandle *nvFatbinHandle` · nvFatbin.h */

@@ -21,31 +21,45 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkAddData: typeof Jit.nvJitLinkAddData;
-/** `nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkAddFile: typeof Jit.nvJitLinkAddFile;
-/** `nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkComplete: typeof Jit.nvJitLinkComplete;
-/** `nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.5 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkCreate: typeof Jit.nvJitLinkCreate;
-/** `nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.5 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkDestroy: typeof Jit.nvJitLinkDestroy;
-/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetErrorLog: typeof Jit.nvJitLinkGetErrorLog;
-/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetErrorLogSize: typeof Jit.nvJitLinkGetErrorLogSize;
-/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetInfoLog: typeof Jit.nvJitLinkGetInfoLog;
-/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetInfoLogSize: typeof Jit.nvJitLinkGetInfoLogSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetLinkedCubin: typeof Jit.nvJitLinkGetLinkedCubin;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetLinkedCubinSize: typeof Jit.nvJitLinkGetLinkedCubinSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetLinkedPtx: typeof Jit.nvJitLinkGetLinkedPtx;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkGetLinkedPtxSize: typeof Jit.nvJitLinkGetLinkedPtxSize;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.5 Returns `major`, `minor`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const nvJitLinkVersion: typeof Jit.nvJitLinkVersion;

@@ -84,443 +84,663 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnActivationBackward: typeof Activation_Backend.cudnnActivationBackward;
-/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnActivationForward: typeof Activation_Backend.cudnnActivationForward;
-/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnAddTensor: typeof Activation_Backend.cudnnAddTensor;
-/** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnAdvVersionCheck: typeof Activation_Backend.cudnnAdvVersionCheck;
-/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendCreateDescriptor: typeof Activation_Backend.cudnnBackendCreateDescriptor;
-/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendDestroyDescriptor: typeof Activation_Backend.cudnnBackendDestroyDescriptor;
-/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendExecute: typeof Activation_Backend.cudnnBackendExecute;
-/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendFinalize: typeof Activation_Backend.cudnnBackendFinalize;
-/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendGetAttribute: typeof Activation_Backend.cudnnBackendGetAttribute;
-/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendInitialize: typeof Activation_Backend.cudnnBackendInitialize;
-/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendPopulateCudaGraph: typeof Activation_Backend.cudnnBackendPopulateCudaGraph;
-/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendSetAttribute: typeof Activation_Backend.cudnnBackendSetAttribute;
-/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnBackendUpdateCudaGraph: typeof Activation_Backend.cudnnBackendUpdateCudaGraph;
-/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnBatchNormalizationBackward: typeof Batch_CTC.cudnnBatchNormalizationBackward;
-/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnBatchNormalizationBackwardEx: typeof Batch_CTC.cudnnBatchNormalizationBackwardEx;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnBatchNormalizationForwardInference: typeof Batch_CTC.cudnnBatchNormalizationForwardInference;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnBatchNormalizationForwardTraining: typeof Batch_CTC.cudnnBatchNormalizationForwardTraining;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnBatchNormalizationForwardTrainingEx: typeof Batch_CTC.cudnnBatchNormalizationForwardTrainingEx;
-/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnBuildRNNDynamic: typeof Batch_CTC.cudnnBuildRNNDynamic;
-/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCTCLoss: typeof Batch_CTC.cudnnCTCLoss;
-/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCTCLoss_v8: typeof Batch_CTC.cudnnCTCLoss_v8;
-/** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnCnnVersionCheck: typeof Cnn_Create.cudnnCnnVersionCheck;
-/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnConvolutionBackwardBias: typeof Cnn_Create.cudnnConvolutionBackwardBias;
-/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnConvolutionBackwardData: typeof Cnn_Create.cudnnConvolutionBackwardData;
-/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnConvolutionBackwardFilter: typeof Cnn_Create.cudnnConvolutionBackwardFilter;
-/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnConvolutionBiasActivationForward: typeof Cnn_Create.cudnnConvolutionBiasActivationForward;
-/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnConvolutionForward: typeof Cnn_Create.cudnnConvolutionForward;
-/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreate: typeof Cnn_Create.cudnnCreate;
-/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateActivationDescriptor: typeof Cnn_Create.cudnnCreateActivationDescriptor;
-/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateAttnDescriptor: typeof Cnn_Create.cudnnCreateAttnDescriptor;
-/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateCTCLossDescriptor: typeof Cnn_Create.cudnnCreateCTCLossDescriptor;
-/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateConvolutionDescriptor: typeof Cnn_Create.cudnnCreateConvolutionDescriptor;
-/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateDropoutDescriptor: typeof Cnn_Create.cudnnCreateDropoutDescriptor;
-/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateFilterDescriptor: typeof Cnn_Create.cudnnCreateFilterDescriptor;
-/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateFusedOpsConstParamPack: typeof Cnn_Create.cudnnCreateFusedOpsConstParamPack;
-/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateFusedOpsPlan: typeof Cnn_Create.cudnnCreateFusedOpsPlan;
-/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateFusedOpsVariantParamPack: typeof Cnn_Create.cudnnCreateFusedOpsVariantParamPack;
-/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateLRNDescriptor: typeof Cnn_Create.cudnnCreateLRNDescriptor;
-/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateOpTensorDescriptor: typeof Cnn_Create.cudnnCreateOpTensorDescriptor;
-/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreatePoolingDescriptor: typeof Cnn_Create.cudnnCreatePoolingDescriptor;
-/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateRNNDataDescriptor: typeof Cnn_Create.cudnnCreateRNNDataDescriptor;
-/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateRNNDescriptor: typeof Cnn_Create.cudnnCreateRNNDescriptor;
-/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateReduceTensorDescriptor: typeof Cnn_Create.cudnnCreateReduceTensorDescriptor;
-/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateSeqDataDescriptor: typeof Cnn_Create.cudnnCreateSeqDataDescriptor;
-/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateSpatialTransformerDescriptor: typeof Cnn_Create.cudnnCreateSpatialTransformerDescriptor;
-/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateTensorDescriptor: typeof Cnn_Create.cudnnCreateTensorDescriptor;
-/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnCreateTensorTransformDescriptor: typeof Cnn_Create.cudnnCreateTensorTransformDescriptor;
-/** `cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDeriveBNTensorDescriptor: typeof Derive_Destroy.cudnnDeriveBNTensorDescriptor;
-/** `cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDeriveNormTensorDescriptor: typeof Derive_Destroy.cudnnDeriveNormTensorDescriptor;
-/** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroy: typeof Derive_Destroy.cudnnDestroy;
-/** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyActivationDescriptor: typeof Derive_Destroy.cudnnDestroyActivationDescriptor;
-/** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyAttnDescriptor: typeof Derive_Destroy.cudnnDestroyAttnDescriptor;
-/** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyCTCLossDescriptor: typeof Derive_Destroy.cudnnDestroyCTCLossDescriptor;
-/** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyConvolutionDescriptor: typeof Derive_Destroy.cudnnDestroyConvolutionDescriptor;
-/** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyDropoutDescriptor: typeof Derive_Destroy.cudnnDestroyDropoutDescriptor;
-/** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyFilterDescriptor: typeof Derive_Destroy.cudnnDestroyFilterDescriptor;
-/** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyFusedOpsConstParamPack: typeof Derive_Destroy.cudnnDestroyFusedOpsConstParamPack;
-/** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyFusedOpsPlan: typeof Derive_Destroy.cudnnDestroyFusedOpsPlan;
-/** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyFusedOpsVariantParamPack: typeof Derive_Destroy.cudnnDestroyFusedOpsVariantParamPack;
-/** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyLRNDescriptor: typeof Derive_Destroy.cudnnDestroyLRNDescriptor;
-/** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyOpTensorDescriptor: typeof Derive_Destroy.cudnnDestroyOpTensorDescriptor;
-/** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyPoolingDescriptor: typeof Derive_Destroy.cudnnDestroyPoolingDescriptor;
-/** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyRNNDataDescriptor: typeof Derive_Destroy.cudnnDestroyRNNDataDescriptor;
-/** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyRNNDescriptor: typeof Derive_Destroy.cudnnDestroyRNNDescriptor;
-/** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyReduceTensorDescriptor: typeof Derive_Destroy.cudnnDestroyReduceTensorDescriptor;
-/** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroySeqDataDescriptor: typeof Derive_Destroy.cudnnDestroySeqDataDescriptor;
-/** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroySpatialTransformerDescriptor: typeof Derive_Destroy.cudnnDestroySpatialTransformerDescriptor;
-/** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyTensorDescriptor: typeof Derive_Destroy.cudnnDestroyTensorDescriptor;
-/** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDestroyTensorTransformDescriptor: typeof Derive_Destroy.cudnnDestroyTensorTransformDescriptor;
-/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDivisiveNormalizationBackward: typeof Divisive_Find.cudnnDivisiveNormalizationBackward;
-/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDivisiveNormalizationForward: typeof Divisive_Find.cudnnDivisiveNormalizationForward;
-/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDropoutBackward: typeof Divisive_Find.cudnnDropoutBackward;
-/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDropoutForward: typeof Divisive_Find.cudnnDropoutForward;
-/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDropoutGetReserveSpaceSize: typeof Divisive_Find.cudnnDropoutGetReserveSpaceSize;
-/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnDropoutGetStatesSize: typeof Divisive_Find.cudnnDropoutGetStatesSize;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionBackwardDataAlgorithm: typeof Divisive_Find.cudnnFindConvolutionBackwardDataAlgorithm;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionBackwardDataAlgorithmEx: typeof Divisive_Find.cudnnFindConvolutionBackwardDataAlgorithmEx;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionBackwardFilterAlgorithm: typeof Divisive_Find.cudnnFindConvolutionBackwardFilterAlgorithm;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionBackwardFilterAlgorithmEx: typeof Divisive_Find.cudnnFindConvolutionBackwardFilterAlgorithmEx;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionForwardAlgorithm: typeof Divisive_Find.cudnnFindConvolutionForwardAlgorithm;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFindConvolutionForwardAlgorithmEx: typeof Divisive_Find.cudnnFindConvolutionForwardAlgorithmEx;
-/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnFusedOpsExecute: typeof Fused_GetCTC.cudnnFusedOpsExecute;
-/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetActivationDescriptor: typeof Fused_GetCTC.cudnnGetActivationDescriptor;
-/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetActivationDescriptorSwishBeta: typeof Fused_GetCTC.cudnnGetActivationDescriptorSwishBeta;
-/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetAttnDescriptor: typeof Fused_GetCTC.cudnnGetAttnDescriptor;
-/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetBatchNormalizationBackwardExWorkspaceSize: typeof Fused_GetCTC.cudnnGetBatchNormalizationBackwardExWorkspaceSize;
-/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize: typeof Fused_GetCTC.cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize;
-/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetBatchNormalizationTrainingExReserveSpaceSize: typeof Fused_GetCTC.cudnnGetBatchNormalizationTrainingExReserveSpaceSize;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossDescriptor: typeof Fused_GetCTC.cudnnGetCTCLossDescriptor;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossDescriptorEx: typeof Fused_GetCTC.cudnnGetCTCLossDescriptorEx;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossDescriptor_v8: typeof Fused_GetCTC.cudnnGetCTCLossDescriptor_v8;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossDescriptor_v9: typeof Fused_GetCTC.cudnnGetCTCLossDescriptor_v9;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossWorkspaceSize: typeof Fused_GetCTC.cudnnGetCTCLossWorkspaceSize;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCTCLossWorkspaceSize_v8: typeof Fused_GetCTC.cudnnGetCTCLossWorkspaceSize_v8;
-/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCallback: typeof GetCallback_GetConvolution.cudnnGetCallback;
-/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolution2dDescriptor: typeof GetConvolution2_GetFilter4.cudnnGetConvolution2dDescriptor;
-/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolution2dForwardOutputDim: typeof GetConvolution2_GetFilter4.cudnnGetConvolution2dForwardOutputDim;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardDataAlgorithmMaxCount: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardDataAlgorithmMaxCount;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardDataAlgorithm_v7: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardDataAlgorithm_v7;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardDataWorkspaceSize: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardDataWorkspaceSize;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardFilterAlgorithmMaxCount: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardFilterAlgorithmMaxCount;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardFilterAlgorithm_v7: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardFilterAlgorithm_v7;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionBackwardFilterWorkspaceSize: typeof GetCallback_GetConvolution.cudnnGetConvolutionBackwardFilterWorkspaceSize;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionForwardAlgorithmMaxCount: typeof GetCallback_GetConvolution.cudnnGetConvolutionForwardAlgorithmMaxCount;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionForwardAlgorithm_v7: typeof GetCallback_GetConvolution.cudnnGetConvolutionForwardAlgorithm_v7;
-/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionForwardWorkspaceSize: typeof GetCallback_GetConvolution.cudnnGetConvolutionForwardWorkspaceSize;
-/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionGroupCount: typeof GetCallback_GetConvolution.cudnnGetConvolutionGroupCount;
-/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionMathType: typeof GetCallback_GetConvolution.cudnnGetConvolutionMathType;
-/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionNdDescriptor: typeof GetCallback_GetConvolution.cudnnGetConvolutionNdDescriptor;
-/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionNdForwardOutputDim: typeof GetCallback_GetConvolution.cudnnGetConvolutionNdForwardOutputDim;
-/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetConvolutionReorderType: typeof GetCallback_GetConvolution.cudnnGetConvolutionReorderType;
-/** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 12.6 */
+/** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetCudartVersion: typeof GetConvolution2_GetFilter4.cudnnGetCudartVersion;
-/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetDropoutDescriptor: typeof GetConvolution2_GetFilter4.cudnnGetDropoutDescriptor;
-/** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6 */
+/** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetErrorString: typeof GetConvolution2_GetFilter4.cudnnGetErrorString;
-/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFilter4dDescriptor: typeof GetConvolution2_GetFilter4.cudnnGetFilter4dDescriptor;
-/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFilterNdDescriptor: typeof GetConvolution2_GetFilter4.cudnnGetFilterNdDescriptor;
-/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFilterSizeInBytes: typeof GetConvolution2_GetFilter4.cudnnGetFilterSizeInBytes;
-/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFoldedConvBackwardDataDescriptors: typeof GetFolded_GetMulti.cudnnGetFoldedConvBackwardDataDescriptors;
-/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFusedOpsConstParamPackAttribute: typeof GetFolded_GetMulti.cudnnGetFusedOpsConstParamPackAttribute;
-/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetFusedOpsVariantParamPackAttribute: typeof GetFolded_GetMulti.cudnnGetFusedOpsVariantParamPackAttribute;
-/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetLRNDescriptor: typeof GetFolded_GetMulti.cudnnGetLRNDescriptor;
-/** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 12.6 */
+/** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetLastErrorString: typeof GetFolded_GetMulti.cudnnGetLastErrorString;
-/** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 12.6 */
+/** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetMaxDeviceVersion: typeof GetFolded_GetMulti.cudnnGetMaxDeviceVersion;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetMultiHeadAttnBuffers: typeof GetFolded_GetMulti.cudnnGetMultiHeadAttnBuffers;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetMultiHeadAttnWeights: typeof GetFolded_GetMulti.cudnnGetMultiHeadAttnWeights;
-/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetNormalizationBackwardWorkspaceSize: typeof GetNormalization_GetPooling2.cudnnGetNormalizationBackwardWorkspaceSize;
-/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetNormalizationForwardTrainingWorkspaceSize: typeof GetNormalization_GetPooling2.cudnnGetNormalizationForwardTrainingWorkspaceSize;
-/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetNormalizationTrainingReserveSpaceSize: typeof GetNormalization_GetPooling2.cudnnGetNormalizationTrainingReserveSpaceSize;
-/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetOpTensorDescriptor: typeof GetNormalization_GetPooling2.cudnnGetOpTensorDescriptor;
-/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetPooling2dDescriptor: typeof GetNormalization_GetPooling2.cudnnGetPooling2dDescriptor;
-/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetPooling2dForwardOutputDim: typeof GetNormalization_GetPooling2.cudnnGetPooling2dForwardOutputDim;
-/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetPoolingNdDescriptor: typeof GetNormalization_GetPooling2.cudnnGetPoolingNdDescriptor;
-/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetPoolingNdForwardOutputDim: typeof GetNormalization_GetPooling2.cudnnGetPoolingNdForwardOutputDim;
-/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetProperty: typeof GetProperty_GetReduction.cudnnGetProperty;
-/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetRNNDataDescriptor: typeof GetProperty_GetReduction.cudnnGetRNNDataDescriptor;
-/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetRNNDescriptor_v8: typeof GetProperty_GetReduction.cudnnGetRNNDescriptor_v8;
-/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetRNNTempSpaceSizes: typeof GetProperty_GetReduction.cudnnGetRNNTempSpaceSizes;
-/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetRNNWeightParams: typeof GetProperty_GetReduction.cudnnGetRNNWeightParams;
-/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetRNNWeightSpaceSize: typeof GetProperty_GetReduction.cudnnGetRNNWeightSpaceSize;
-/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetReduceTensorDescriptor: typeof GetProperty_GetReduction.cudnnGetReduceTensorDescriptor;
-/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetReductionIndicesSize: typeof GetProperty_GetReduction.cudnnGetReductionIndicesSize;
-/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetReductionWorkspaceSize: typeof GetProperty_GetReduction.cudnnGetReductionWorkspaceSize;
-/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetSeqDataDescriptor: typeof GetSeq_Graph.cudnnGetSeqDataDescriptor;
-/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetStream: typeof GetSeq_Graph.cudnnGetStream;
-/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetTensor4dDescriptor: typeof GetSeq_Graph.cudnnGetTensor4dDescriptor;
-/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetTensorNdDescriptor: typeof GetSeq_Graph.cudnnGetTensorNdDescriptor;
-/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetTensorSizeInBytes: typeof GetSeq_Graph.cudnnGetTensorSizeInBytes;
-/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetTensorTransformDescriptor: typeof GetSeq_Graph.cudnnGetTensorTransformDescriptor;
-/** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 12.6 */
+/** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGetVersion: typeof GetSeq_Graph.cudnnGetVersion;
-/** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnGraphVersionCheck: typeof GetSeq_Graph.cudnnGraphVersionCheck;
-/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnIm2Col: typeof Im2_Multi.cudnnIm2Col;
-/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnInitTransformDest: typeof Im2_Multi.cudnnInitTransformDest;
-/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnLRNCrossChannelBackward: typeof Im2_Multi.cudnnLRNCrossChannelBackward;
-/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnLRNCrossChannelForward: typeof Im2_Multi.cudnnLRNCrossChannelForward;
-/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnMakeFusedOpsPlan: typeof Im2_Multi.cudnnMakeFusedOpsPlan;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnMultiHeadAttnBackwardData: typeof Im2_Multi.cudnnMultiHeadAttnBackwardData;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnMultiHeadAttnBackwardWeights: typeof Im2_Multi.cudnnMultiHeadAttnBackwardWeights;
-/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnMultiHeadAttnForward: typeof Im2_Multi.cudnnMultiHeadAttnForward;
-/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnNormalizationBackward: typeof Normalization_Query.cudnnNormalizationBackward;
-/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnNormalizationForwardInference: typeof Normalization_Query.cudnnNormalizationForwardInference;
-/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnNormalizationForwardTraining: typeof Normalization_Query.cudnnNormalizationForwardTraining;
-/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnOpTensor: typeof Normalization_Query.cudnnOpTensor;
-/** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnOpsVersionCheck: typeof Normalization_Query.cudnnOpsVersionCheck;
-/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnPoolingBackward: typeof Normalization_Query.cudnnPoolingBackward;
-/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnPoolingForward: typeof Normalization_Query.cudnnPoolingForward;
-/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnQueryRuntimeError: typeof Normalization_Query.cudnnQueryRuntimeError;
-/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNBackwardData_v8: typeof RNN_Reduce.cudnnRNNBackwardData_v8;
-/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNBackwardWeights_v8: typeof RNN_Reduce.cudnnRNNBackwardWeights_v8;
-/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNForward: typeof RNN_Reduce.cudnnRNNForward;
-/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNGetClip_v8: typeof RNN_Reduce.cudnnRNNGetClip_v8;
-/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNGetClip_v9: typeof RNN_Reduce.cudnnRNNGetClip_v9;
-/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNSetClip_v8: typeof RNN_Reduce.cudnnRNNSetClip_v8;
-/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnRNNSetClip_v9: typeof RNN_Reduce.cudnnRNNSetClip_v9;
-/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnReduceTensor: typeof RNN_Reduce.cudnnReduceTensor;
-/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnReorderFilterAndBias: typeof Reorder_Set.cudnnReorderFilterAndBias;
-/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnRestoreDropoutDescriptor: typeof Reorder_Set.cudnnRestoreDropoutDescriptor;
-/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnScaleTensor: typeof Reorder_Set.cudnnScaleTensor;
-/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetActivationDescriptor: typeof Reorder_Set.cudnnSetActivationDescriptor;
-/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetActivationDescriptorSwishBeta: typeof Reorder_Set.cudnnSetActivationDescriptorSwishBeta;
-/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetAttnDescriptor: typeof Reorder_Set.cudnnSetAttnDescriptor;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetCTCLossDescriptor: typeof Reorder_Set.cudnnSetCTCLossDescriptor;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetCTCLossDescriptorEx: typeof Reorder_Set.cudnnSetCTCLossDescriptorEx;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetCTCLossDescriptor_v8: typeof Reorder_Set.cudnnSetCTCLossDescriptor_v8;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetCTCLossDescriptor_v9: typeof Reorder_Set.cudnnSetCTCLossDescriptor_v9;
-/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 12.6 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
+/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 12.6 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+ * @function */
 export declare const cudnnSetCallback: typeof Reorder_Set.cudnnSetCallback;
-/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetConvolution2dDescriptor: typeof Reorder_Set.cudnnSetConvolution2dDescriptor;
-/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetConvolutionGroupCount: typeof Reorder_Set.cudnnSetConvolutionGroupCount;
-/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetConvolutionMathType: typeof Reorder_Set.cudnnSetConvolutionMathType;
-/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetConvolutionNdDescriptor: typeof Reorder_Set.cudnnSetConvolutionNdDescriptor;
-/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetConvolutionReorderType: typeof Reorder_Set.cudnnSetConvolutionReorderType;
-/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetDropoutDescriptor: typeof Reorder_Set.cudnnSetDropoutDescriptor;
-/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetFilter4dDescriptor: typeof Reorder_Set.cudnnSetFilter4dDescriptor;
-/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetFilterNdDescriptor: typeof Reorder_Set.cudnnSetFilterNdDescriptor;
-/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetFusedOpsConstParamPackAttribute: typeof Reorder_Set.cudnnSetFusedOpsConstParamPackAttribute;
-/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetFusedOpsVariantParamPackAttribute: typeof Reorder_Set.cudnnSetFusedOpsVariantParamPackAttribute;
-/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetLRNDescriptor: typeof Reorder_Set.cudnnSetLRNDescriptor;
-/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetOpTensorDescriptor: typeof Reorder_Set.cudnnSetOpTensorDescriptor;
-/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetPooling2dDescriptor: typeof Reorder_Set.cudnnSetPooling2dDescriptor;
-/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetPoolingNdDescriptor: typeof Reorder_Set.cudnnSetPoolingNdDescriptor;
-/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetRNNDataDescriptor: typeof Reorder_Set.cudnnSetRNNDataDescriptor;
-/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetRNNDescriptor_v8: typeof Reorder_Set.cudnnSetRNNDescriptor_v8;
-/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetReduceTensorDescriptor: typeof Reorder_Set.cudnnSetReduceTensorDescriptor;
-/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetSeqDataDescriptor: typeof Reorder_Set.cudnnSetSeqDataDescriptor;
-/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetSpatialTransformerNdDescriptor: typeof Reorder_Set.cudnnSetSpatialTransformerNdDescriptor;
-/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetStream: typeof Reorder_Set.cudnnSetStream;
-/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensor: typeof Reorder_Set.cudnnSetTensor;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensor4dDescriptor: typeof Reorder_Set.cudnnSetTensor4dDescriptor;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensor4dDescriptorEx: typeof Reorder_Set.cudnnSetTensor4dDescriptorEx;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensorNdDescriptor: typeof Reorder_Set.cudnnSetTensorNdDescriptor;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensorNdDescriptorEx: typeof Reorder_Set.cudnnSetTensorNdDescriptorEx;
-/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSetTensorTransformDescriptor: typeof Reorder_Set.cudnnSetTensorTransformDescriptor;
-/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSoftmaxBackward: typeof Softmax_Transform.cudnnSoftmaxBackward;
-/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSoftmaxForward: typeof Softmax_Transform.cudnnSoftmaxForward;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSpatialTfGridGeneratorBackward: typeof Softmax_Transform.cudnnSpatialTfGridGeneratorBackward;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSpatialTfGridGeneratorForward: typeof Softmax_Transform.cudnnSpatialTfGridGeneratorForward;
-/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSpatialTfSamplerBackward: typeof Softmax_Transform.cudnnSpatialTfSamplerBackward;
-/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnSpatialTfSamplerForward: typeof Softmax_Transform.cudnnSpatialTfSamplerForward;
-/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnTransformFilter: typeof Softmax_Transform.cudnnTransformFilter;
-/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnTransformTensor: typeof Softmax_Transform.cudnnTransformTensor;
-/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 */
+/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6
+ * @function */
 export declare const cudnnTransformTensorEx: typeof Softmax_Transform.cudnnTransformTensorEx;

@@ -265,7 +265,7 @@ export declare enum cudnnBackendAttributeType_t {
   CUDNN_TYPE_ATTRIB_NAME = 13,
   CUDNN_TYPE_POINTWISE_MODE = 14,
   CUDNN_TYPE_BACKEND_DESCRIPTOR = 15,
-  CUDNN_TYPE_GENSTATS_MODE = 16,
+  /** 0x10 */ CUDNN_TYPE_GENSTATS_MODE = 16,
   CUDNN_TYPE_BN_FINALIZE_STATS_MODE = 17,
   CUDNN_TYPE_REDUCTION_OPERATOR_TYPE = 18,
   CUDNN_TYPE_BEHAVIOR_NOTE = 19,
@@ -308,7 +308,7 @@ export declare enum cudnnBackendDescriptorType_t {
   CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR = 13,
   CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR = 14,
   CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR = 15,
-  CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16,
+  /** 0x10 */ CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16,
   CUDNN_BACKEND_TENSOR_DESCRIPTOR = 17,
   CUDNN_BACKEND_MATMUL_DESCRIPTOR = 18,
   CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR = 19,
@@ -323,8 +323,8 @@ export declare enum cudnnBackendDescriptorType_t {
   CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR = 28,
   CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR = 29,
   CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR = 30,
-  CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR = 31,
-  CUDNN_BACKEND_RNG_DESCRIPTOR = 32,
+  /** 0x1f */ CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR = 31,
+  /** 0x20 */ CUDNN_BACKEND_RNG_DESCRIPTOR = 32,
   CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR = 33,
   CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR = 34,
   CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR = 35,
@@ -357,7 +357,7 @@ export declare enum cudnnBackendKnobType_t {
   CUDNN_KNOB_TYPE_TILEK = 13,
   CUDNN_KNOB_TYPE_STAGES = 14,
   CUDNN_KNOB_TYPE_REDUCTION_MODE = 15,
-  CUDNN_KNOB_TYPE_CTA_SPLIT_K_MODE = 16,
+  /** 0x10 */ CUDNN_KNOB_TYPE_CTA_SPLIT_K_MODE = 16,
   CUDNN_KNOB_TYPE_SPLIT_K_SLC = 17,
   CUDNN_KNOB_TYPE_IDX_MODE = 18,
   CUDNN_KNOB_TYPE_SLICED = 19,
@@ -372,8 +372,8 @@ export declare enum cudnnBackendKnobType_t {
   CUDNN_KNOB_TYPE_TILE_CGA_N = 28,
   CUDNN_KNOB_TYPE_BLOCK_SIZE = 29,
   CUDNN_KNOB_TYPE_OCCUPANCY = 30,
-  CUDNN_KNOB_TYPE_ARRAY_SIZE_PER_THREAD = 31,
-  CUDNN_KNOB_TYPE_NUM_C_PER_BLOCK = 32,
+  /** 0x1f */ CUDNN_KNOB_TYPE_ARRAY_SIZE_PER_THREAD = 31,
+  /** 0x20 */ CUDNN_KNOB_TYPE_NUM_C_PER_BLOCK = 32,
   CUDNN_KNOB_TYPE_SPLIT_COLS = 33,
   CUDNN_KNOB_TYPE_TILE_ROWS = 34,
   CUDNN_KNOB_TYPE_TILE_COLS = 35,
@@ -574,7 +574,7 @@ export declare enum cudnnFusedOpsConstParamLabel_t {
   CUDNN_PARAM_YDATA_PLACEHOLDER = 13,
   CUDNN_PARAM_DYDESC = 14,
   CUDNN_PARAM_DYDATA_PLACEHOLDER = 15,
-  CUDNN_PARAM_YSTATS_DESC = 16,
+  /** 0x10 */ CUDNN_PARAM_YSTATS_DESC = 16,
   CUDNN_PARAM_YSUM_PLACEHOLDER = 17,
   CUDNN_PARAM_YSQSUM_PLACEHOLDER = 18,
   CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC = 19,
@@ -589,8 +589,8 @@ export declare enum cudnnFusedOpsConstParamLabel_t {
   CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC = 28,
   CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER = 29,
   CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER = 30,
-  CUDNN_PARAM_ACTIVATION_BITMASK_DESC = 31,
-  CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER = 32,
+  /** 0x1f */ CUDNN_PARAM_ACTIVATION_BITMASK_DESC = 31,
+  /** 0x20 */ CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER = 32,
   CUDNN_PARAM_DXDESC = 33,
   CUDNN_PARAM_DXDATA_PLACEHOLDER = 34,
   CUDNN_PARAM_DZDESC = 35,
@@ -624,7 +624,7 @@ export declare enum cudnnFusedOpsVariantParamLabel_t {
   CUDNN_PTR_BN_SAVED_INVSTD = 13,
   CUDNN_PTR_BN_RUNNING_MEAN = 14,
   CUDNN_PTR_BN_RUNNING_VAR = 15,
-  CUDNN_PTR_ZDATA = 16,
+  /** 0x10 */ CUDNN_PTR_ZDATA = 16,
   CUDNN_PTR_BN_Z_EQSCALE = 17,
   CUDNN_PTR_BN_Z_EQBIAS = 18,
   CUDNN_PTR_ACTIVATION_BITMASK = 19,
@@ -752,7 +752,7 @@ export declare enum cudnnPointwiseMode_t {
   CUDNN_POINTWISE_EXP = 13,
   CUDNN_POINTWISE_FLOOR = 14,
   CUDNN_POINTWISE_LOG = 15,
-  CUDNN_POINTWISE_NEG = 16,
+  /** 0x10 */ CUDNN_POINTWISE_NEG = 16,
   CUDNN_POINTWISE_RSQRT = 17,
   CUDNN_POINTWISE_SIN = 18,
   CUDNN_POINTWISE_SQRT = 4,
@@ -1139,51 +1139,85 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct cudnnConvolutionBwdDataAlgoPerfStruct` · 48 bytes, align 8 · cudnn_cnn.h */
 export interface cudnnConvolutionBwdDataAlgoPerfStruct {
+  /** `cudnnConvolutionBwdDataAlgo_t` at byte 0 */
   algo: cudnnConvolutionBwdDataAlgo_t;
+  /** `cudnnStatus_t` at byte 4 */
   status: cudnnStatus_t;
+  /** `float` at byte 8 */
   time: number;
+  /** `size_t` at byte 16 */
   memory: number;
+  /** `cudnnDeterminism_t` at byte 24 */
   determinism: cudnnDeterminism_t;
+  /** `cudnnMathType_t` at byte 28 */
   mathType: cudnnMathType_t;
+  /** `int [3]` at byte 32 */
   reserved: number[];
 }
 /** `struct cudnnConvolutionBwdFilterAlgoPerfStruct` · 48 bytes, align 8 · cudnn_cnn.h */
 export interface cudnnConvolutionBwdFilterAlgoPerfStruct {
+  /** `cudnnConvolutionBwdFilterAlgo_t` at byte 0 */
   algo: cudnnConvolutionBwdFilterAlgo_t;
+  /** `cudnnStatus_t` at byte 4 */
   status: cudnnStatus_t;
+  /** `float` at byte 8 */
   time: number;
+  /** `size_t` at byte 16 */
   memory: number;
+  /** `cudnnDeterminism_t` at byte 24 */
   determinism: cudnnDeterminism_t;
+  /** `cudnnMathType_t` at byte 28 */
   mathType: cudnnMathType_t;
+  /** `int [3]` at byte 32 */
   reserved: number[];
 }
 /** `struct cudnnConvolutionFwdAlgoPerfStruct` · 48 bytes, align 8 · cudnn_cnn.h */
 export interface cudnnConvolutionFwdAlgoPerfStruct {
+  /** `cudnnConvolutionFwdAlgo_t` at byte 0 */
   algo: cudnnConvolutionFwdAlgo_t;
+  /** `cudnnStatus_t` at byte 4 */
   status: cudnnStatus_t;
+  /** `float` at byte 8 */
   time: number;
+  /** `size_t` at byte 16 */
   memory: number;
+  /** `cudnnDeterminism_t` at byte 24 */
   determinism: cudnnDeterminism_t;
+  /** `cudnnMathType_t` at byte 28 */
   mathType: cudnnMathType_t;
+  /** `int [3]` at byte 32 */
   reserved: number[];
 }
 /** `struct cudnnDebugStruct` · 120 bytes, align 8 · cudnn_graph.h */
 export interface cudnnDebugStruct {
+  /** `unsigned int` at byte 0 */
   cudnn_version: number;
+  /** `cudnnStatus_t` at byte 4 */
   cudnnStatus: cudnnStatus_t;
+  /** `unsigned int` at byte 8 */
   time_sec: number;
+  /** `unsigned int` at byte 12 */
   time_usec: number;
+  /** `unsigned int` at byte 16 */
   time_delta: number;
+  /** `cudnnHandle_t` at byte 24 */
   handle: cudnnHandle_t;
+  /** `cudaStream_t` at byte 32 */
   stream: cudaStream_t;
+  /** `unsigned long long` at byte 40 */
   pid: number | bigint;
+  /** `unsigned long long` at byte 48 */
   tid: number | bigint;
+  /** `int` at byte 56 */
   cudaDeviceId: number;
+  /** `int [15]` at byte 60 */
   reserved: number[];
 }
 /** `struct cudnnFractionStruct` · 16 bytes, align 8 · cudnn_graph.h */
 export interface cudnnFractionStruct {
+  /** `int64_t` at byte 0 */
   numerator: number | bigint;
+  /** `int64_t` at byte 8 */
   denominator: number | bigint;
 }
 

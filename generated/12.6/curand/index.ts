@@ -25,61 +25,90 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandCreateGenerator: typeof Create_Generate.curandCreateGenerator;
-/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandCreateGeneratorHost: typeof Create_Generate.curandCreateGeneratorHost;
-/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 12.6 Returns `discrete_distribution`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandCreatePoissonDistribution: typeof Create_Generate.curandCreatePoissonDistribution;
-/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandDestroyDistribution: typeof Create_Generate.curandDestroyDistribution;
-/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandDestroyGenerator: typeof Create_Generate.curandDestroyGenerator;
-/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerate: typeof Create_Generate.curandGenerate;
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateBinomial: typeof Create_Generate.curandGenerateBinomial;
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateBinomialMethod: typeof Create_Generate.curandGenerateBinomialMethod;
-/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateLogNormal: typeof Create_Generate.curandGenerateLogNormal;
-/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateLogNormalDouble: typeof Create_Generate.curandGenerateLogNormalDouble;
-/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateLongLong: typeof Create_Generate.curandGenerateLongLong;
-/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateNormal: typeof Create_Generate.curandGenerateNormal;
-/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateNormalDouble: typeof Create_Generate.curandGenerateNormalDouble;
-/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGeneratePoisson: typeof Create_Generate.curandGeneratePoisson;
-/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGeneratePoissonMethod: typeof Create_Generate.curandGeneratePoissonMethod;
-/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateSeeds: typeof Create_Generate.curandGenerateSeeds;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateUniform: typeof Create_Generate.curandGenerateUniform;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGenerateUniformDouble: typeof Create_Generate.curandGenerateUniformDouble;
-/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetDirectionVectors32: typeof Get_Set.curandGetDirectionVectors32;
-/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetDirectionVectors64: typeof Get_Set.curandGetDirectionVectors64;
-/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.6 Returns `value`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetProperty: typeof Get_Set.curandGetProperty;
-/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetScrambleConstants32: typeof Get_Set.curandGetScrambleConstants32;
-/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetScrambleConstants64: typeof Get_Set.curandGetScrambleConstants64;
-/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.6 Returns `version`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandGetVersion: typeof Get_Set.curandGetVersion;
-/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandSetGeneratorOffset: typeof Get_Set.curandSetGeneratorOffset;
-/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandSetGeneratorOrdering: typeof Get_Set.curandSetGeneratorOrdering;
-/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandSetPseudoRandomGeneratorSeed: typeof Get_Set.curandSetPseudoRandomGeneratorSeed;
-/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandSetQuasiRandomGeneratorDimensions: typeof Get_Set.curandSetQuasiRandomGeneratorDimensions;
-/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const curandSetStream: typeof Get_Set.curandSetStream;

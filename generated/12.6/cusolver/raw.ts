@@ -200,957 +200,1434 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCCgels: typeof DnC.cusolverDnCCgels;
-/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCCgels_bufferSize: typeof DnC.cusolverDnCCgels_bufferSize;
-/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCCgesv: typeof DnC.cusolverDnCCgesv;
-/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCCgesv_bufferSize: typeof DnC.cusolverDnCCgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCEgels: typeof DnC.cusolverDnCEgels;
-/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCEgels_bufferSize: typeof DnC.cusolverDnCEgels_bufferSize;
-/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCEgesv: typeof DnC.cusolverDnCEgesv;
-/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCEgesv_bufferSize: typeof DnC.cusolverDnCEgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCKgels: typeof DnC.cusolverDnCKgels;
-/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCKgels_bufferSize: typeof DnC.cusolverDnCKgels_bufferSize;
-/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCKgesv: typeof DnC.cusolverDnCKgesv;
-/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCKgesv_bufferSize: typeof DnC.cusolverDnCKgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCYgels: typeof DnC.cusolverDnCYgels;
-/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCYgels_bufferSize: typeof DnC.cusolverDnCYgels_bufferSize;
-/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCYgesv: typeof DnC.cusolverDnCYgesv;
-/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCYgesv_bufferSize: typeof DnC.cusolverDnCYgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgebrd: typeof DnCgebrd_DnCgesvda.cusolverDnCgebrd;
-/** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgebrd_bufferSize: typeof DnCgebrd_DnCgesvda.cusolverDnCgebrd_bufferSize;
-/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgeqrf: typeof DnCgebrd_DnCgesvda.cusolverDnCgeqrf;
-/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgeqrf_bufferSize: typeof DnCgebrd_DnCgesvda.cusolverDnCgeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvd: typeof DnCgebrd_DnCgesvda.cusolverDnCgesvd;
-/** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvd_bufferSize: typeof DnCgebrd_DnCgesvda.cusolverDnCgesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdaStridedBatched: typeof DnCgebrd_DnCgesvda.cusolverDnCgesvdaStridedBatched;
-/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdaStridedBatched_bufferSize: typeof DnCgebrd_DnCgesvda.cusolverDnCgesvdaStridedBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdj: typeof DnCgesvdj_DnCheevd.cusolverDnCgesvdj;
-/** `cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdjBatched: typeof DnCgesvdj_DnCheevd.cusolverDnCgesvdjBatched;
-/** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdjBatched_bufferSize: typeof DnCgesvdj_DnCheevd.cusolverDnCgesvdjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgesvdj_bufferSize: typeof DnCgesvdj_DnCheevd.cusolverDnCgesvdj_bufferSize;
-/** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgetrf: typeof DnCgesvdj_DnCheevd.cusolverDnCgetrf;
-/** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgetrf_bufferSize: typeof DnCgesvdj_DnCheevd.cusolverDnCgetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCgetrs: typeof DnCgesvdj_DnCheevd.cusolverDnCgetrs;
-/** `cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevd: typeof DnCgesvdj_DnCheevd.cusolverDnCheevd;
-/** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevd_bufferSize: typeof DnCgesvdj_DnCheevd.cusolverDnCheevd_bufferSize;
-/** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevdx: typeof DnCheevdx_DnChegvd.cusolverDnCheevdx;
-/** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevdx_bufferSize: typeof DnCheevdx_DnChegvd.cusolverDnCheevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevj: typeof DnCheevdx_DnChegvd.cusolverDnCheevj;
-/** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevjBatched: typeof DnCheevdx_DnChegvd.cusolverDnCheevjBatched;
-/** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevjBatched_bufferSize: typeof DnCheevdx_DnChegvd.cusolverDnCheevjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCheevj_bufferSize: typeof DnCheevdx_DnChegvd.cusolverDnCheevj_bufferSize;
-/** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvd: typeof DnCheevdx_DnChegvd.cusolverDnChegvd;
-/** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvd_bufferSize: typeof DnCheevdx_DnChegvd.cusolverDnChegvd_bufferSize;
-/** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvdx: typeof DnChegvdx_DnClauum.cusolverDnChegvdx;
-/** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvdx_bufferSize: typeof DnChegvdx_DnClauum.cusolverDnChegvdx_bufferSize;
-/** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvj: typeof DnChegvdx_DnClauum.cusolverDnChegvj;
-/** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChegvj_bufferSize: typeof DnChegvdx_DnClauum.cusolverDnChegvj_bufferSize;
-/** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChetrd: typeof DnChegvdx_DnClauum.cusolverDnChetrd;
-/** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnChetrd_bufferSize: typeof DnChegvdx_DnClauum.cusolverDnChetrd_bufferSize;
-/** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnClaswp: typeof DnChegvdx_DnClauum.cusolverDnClaswp;
-/** `cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnClauum: typeof DnChegvdx_DnClauum.cusolverDnClauum;
-/** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnClauum_bufferSize: typeof DnChegvdx_DnClauum.cusolverDnClauum_bufferSize;
-/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotrf: typeof DnCpotrf_DnCreate.cusolverDnCpotrf;
-/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotrfBatched: typeof DnCpotrf_DnCreate.cusolverDnCpotrfBatched;
-/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotrf_bufferSize: typeof DnCpotrf_DnCreate.cusolverDnCpotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotri: typeof DnCpotrf_DnCreate.cusolverDnCpotri;
-/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotri_bufferSize: typeof DnCpotrf_DnCreate.cusolverDnCpotri_bufferSize;
-/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotrs: typeof DnCpotrf_DnCreate.cusolverDnCpotrs;
-/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCpotrsBatched: typeof DnCpotrf_DnCreate.cusolverDnCpotrsBatched;
-/** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCreate: typeof DnCpotrf_DnCreate.cusolverDnCreate;
-/** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCreateGesvdjInfo: typeof DnCpotrf_DnCreate.cusolverDnCreateGesvdjInfo;
-/** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCreateParams: typeof DnCpotrf_DnCreate.cusolverDnCreateParams;
-/** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCreateSyevjInfo: typeof DnCpotrf_DnCreate.cusolverDnCreateSyevjInfo;
-/** `cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCsytrf: typeof DnCsytrf_DnCungqr.cusolverDnCsytrf;
-/** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCsytrf_bufferSize: typeof DnCsytrf_DnCungqr.cusolverDnCsytrf_bufferSize;
-/** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCsytri: typeof DnCsytrf_DnCungqr.cusolverDnCsytri;
-/** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCsytri_bufferSize: typeof DnCsytrf_DnCungqr.cusolverDnCsytri_bufferSize;
-/** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungbr: typeof DnCsytrf_DnCungqr.cusolverDnCungbr;
-/** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungbr_bufferSize: typeof DnCsytrf_DnCungqr.cusolverDnCungbr_bufferSize;
-/** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungqr: typeof DnCsytrf_DnCungqr.cusolverDnCungqr;
-/** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungqr_bufferSize: typeof DnCsytrf_DnCungqr.cusolverDnCungqr_bufferSize;
-/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungtr: typeof DnCungtr_DnD.cusolverDnCungtr;
-/** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCungtr_bufferSize: typeof DnCungtr_DnD.cusolverDnCungtr_bufferSize;
-/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCunmqr: typeof DnCungtr_DnD.cusolverDnCunmqr;
-/** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCunmqr_bufferSize: typeof DnCungtr_DnD.cusolverDnCunmqr_bufferSize;
-/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCunmtr: typeof DnCungtr_DnD.cusolverDnCunmtr;
-/** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnCunmtr_bufferSize: typeof DnCungtr_DnD.cusolverDnCunmtr_bufferSize;
-/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDBgels: typeof DnCungtr_DnD.cusolverDnDBgels;
-/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDBgels_bufferSize: typeof DnCungtr_DnD.cusolverDnDBgels_bufferSize;
-/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDBgesv: typeof DnCungtr_DnD.cusolverDnDBgesv;
-/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDBgesv_bufferSize: typeof DnCungtr_DnD.cusolverDnDBgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDDgels: typeof DnCungtr_DnD.cusolverDnDDgels;
-/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDDgels_bufferSize: typeof DnCungtr_DnD.cusolverDnDDgels_bufferSize;
-/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDDgesv: typeof DnCungtr_DnD.cusolverDnDDgesv;
-/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDDgesv_bufferSize: typeof DnCungtr_DnD.cusolverDnDDgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDHgels: typeof DnCungtr_DnD.cusolverDnDHgels;
-/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDHgels_bufferSize: typeof DnCungtr_DnD.cusolverDnDHgels_bufferSize;
-/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDHgesv: typeof DnCungtr_DnD.cusolverDnDHgesv;
-/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDHgesv_bufferSize: typeof DnCungtr_DnD.cusolverDnDHgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDSgels: typeof DnCungtr_DnD.cusolverDnDSgels;
-/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDSgels_bufferSize: typeof DnCungtr_DnD.cusolverDnDSgels_bufferSize;
-/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDSgesv: typeof DnCungtr_DnD.cusolverDnDSgesv;
-/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDSgesv_bufferSize: typeof DnCungtr_DnD.cusolverDnDSgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDXgels: typeof DnCungtr_DnD.cusolverDnDXgels;
-/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDXgels_bufferSize: typeof DnCungtr_DnD.cusolverDnDXgels_bufferSize;
-/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDXgesv: typeof DnCungtr_DnD.cusolverDnDXgesv;
-/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDXgesv_bufferSize: typeof DnCungtr_DnD.cusolverDnDXgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDestroy: typeof DnDestroy_DnDgeqrf.cusolverDnDestroy;
-/** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDestroyGesvdjInfo: typeof DnDestroy_DnDgeqrf.cusolverDnDestroyGesvdjInfo;
-/** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDestroyParams: typeof DnDestroy_DnDgeqrf.cusolverDnDestroyParams;
-/** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDestroySyevjInfo: typeof DnDestroy_DnDgeqrf.cusolverDnDestroySyevjInfo;
-/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgebrd: typeof DnDestroy_DnDgeqrf.cusolverDnDgebrd;
-/** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgebrd_bufferSize: typeof DnDestroy_DnDgeqrf.cusolverDnDgebrd_bufferSize;
-/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgeqrf: typeof DnDestroy_DnDgeqrf.cusolverDnDgeqrf;
-/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgeqrf_bufferSize: typeof DnDestroy_DnDgeqrf.cusolverDnDgeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvd: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvd;
-/** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvd_bufferSize: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdaStridedBatched: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdaStridedBatched;
-/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdaStridedBatched_bufferSize: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdaStridedBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdj: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdj;
-/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdjBatched: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdjBatched;
-/** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdjBatched_bufferSize: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgesvdj_bufferSize: typeof DnDgesvd_DnDgesvdj.cusolverDnDgesvdj_bufferSize;
-/** `cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgetrf: typeof DnDgetrf_DnDorgbr.cusolverDnDgetrf;
-/** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgetrf_bufferSize: typeof DnDgetrf_DnDorgbr.cusolverDnDgetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDgetrs: typeof DnDgetrf_DnDorgbr.cusolverDnDgetrs;
-/** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDlaswp: typeof DnDgetrf_DnDorgbr.cusolverDnDlaswp;
-/** `cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDlauum: typeof DnDgetrf_DnDorgbr.cusolverDnDlauum;
-/** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDlauum_bufferSize: typeof DnDgetrf_DnDorgbr.cusolverDnDlauum_bufferSize;
-/** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgbr: typeof DnDgetrf_DnDorgbr.cusolverDnDorgbr;
-/** `cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgbr_bufferSize: typeof DnDgetrf_DnDorgbr.cusolverDnDorgbr_bufferSize;
-/** `cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgqr: typeof DnDorgqr_DnDormtr.cusolverDnDorgqr;
-/** `cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgqr_bufferSize: typeof DnDorgqr_DnDormtr.cusolverDnDorgqr_bufferSize;
-/** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgtr: typeof DnDorgqr_DnDormtr.cusolverDnDorgtr;
-/** `cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDorgtr_bufferSize: typeof DnDorgqr_DnDormtr.cusolverDnDorgtr_bufferSize;
-/** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDormqr: typeof DnDorgqr_DnDormtr.cusolverDnDormqr;
-/** `cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDormqr_bufferSize: typeof DnDorgqr_DnDormtr.cusolverDnDormqr_bufferSize;
-/** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDormtr: typeof DnDorgqr_DnDormtr.cusolverDnDormtr;
-/** `cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDormtr_bufferSize: typeof DnDorgqr_DnDormtr.cusolverDnDormtr_bufferSize;
-/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotrf: typeof DnDpotrf_DnDsyevd.cusolverDnDpotrf;
-/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotrfBatched: typeof DnDpotrf_DnDsyevd.cusolverDnDpotrfBatched;
-/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotrf_bufferSize: typeof DnDpotrf_DnDsyevd.cusolverDnDpotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotri: typeof DnDpotrf_DnDsyevd.cusolverDnDpotri;
-/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotri_bufferSize: typeof DnDpotrf_DnDsyevd.cusolverDnDpotri_bufferSize;
-/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotrs: typeof DnDpotrf_DnDsyevd.cusolverDnDpotrs;
-/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDpotrsBatched: typeof DnDpotrf_DnDsyevd.cusolverDnDpotrsBatched;
-/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevd: typeof DnDpotrf_DnDsyevd.cusolverDnDsyevd;
-/** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevd_bufferSize: typeof DnDpotrf_DnDsyevd.cusolverDnDsyevd_bufferSize;
-/** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevdx: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevdx;
-/** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevdx_bufferSize: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevj: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevj;
-/** `cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevjBatched: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevjBatched;
-/** `cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevjBatched_bufferSize: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsyevj_bufferSize: typeof DnDsyevdx_DnDsygvd.cusolverDnDsyevj_bufferSize;
-/** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvd: typeof DnDsyevdx_DnDsygvd.cusolverDnDsygvd;
-/** `cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvd_bufferSize: typeof DnDsyevdx_DnDsygvd.cusolverDnDsygvd_bufferSize;
-/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvdx: typeof DnDsygvdx_DnDsytrf.cusolverDnDsygvdx;
-/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvdx_bufferSize: typeof DnDsygvdx_DnDsytrf.cusolverDnDsygvdx_bufferSize;
-/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvj: typeof DnDsygvdx_DnDsytrf.cusolverDnDsygvj;
-/** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsygvj_bufferSize: typeof DnDsygvdx_DnDsytrf.cusolverDnDsygvj_bufferSize;
-/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytrd: typeof DnDsygvdx_DnDsytrf.cusolverDnDsytrd;
-/** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytrd_bufferSize: typeof DnDsygvdx_DnDsytrf.cusolverDnDsytrd_bufferSize;
-/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytrf: typeof DnDsygvdx_DnDsytrf.cusolverDnDsytrf;
-/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytrf_bufferSize: typeof DnDsygvdx_DnDsytrf.cusolverDnDsytrf_bufferSize;
-/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytri: typeof DnDsytri_DnGet.cusolverDnDsytri;
-/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnDsytri_bufferSize: typeof DnDsytri_DnGet.cusolverDnDsytri_bufferSize;
-/** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGeqrf: typeof DnDsytri_DnGet.cusolverDnGeqrf;
-/** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGeqrf_bufferSize: typeof DnDsytri_DnGet.cusolverDnGeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGesvd: typeof DnDsytri_DnGet.cusolverDnGesvd;
-/** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGesvd_bufferSize: typeof DnDsytri_DnGet.cusolverDnGesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGetDeterministicMode: typeof DnDsytri_DnGet.cusolverDnGetDeterministicMode;
-/** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGetStream: typeof DnDsytri_DnGet.cusolverDnGetStream;
-/** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGetrf: typeof DnGetrf_DnIRS.cusolverDnGetrf;
-/** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGetrf_bufferSize: typeof DnGetrf_DnIRS.cusolverDnGetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnGetrs: typeof DnGetrf_DnIRS.cusolverDnGetrs;
-/** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosCreate: typeof DnGetrf_DnIRS.cusolverDnIRSInfosCreate;
-/** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosDestroy: typeof DnGetrf_DnIRS.cusolverDnIRSInfosDestroy;
-/** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosGetMaxIters: typeof DnGetrf_DnIRS.cusolverDnIRSInfosGetMaxIters;
-/** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosGetNiters: typeof DnGetrf_DnIRS.cusolverDnIRSInfosGetNiters;
-/** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosGetOuterNiters: typeof DnGetrf_DnIRS.cusolverDnIRSInfosGetOuterNiters;
-/** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosGetResidualHistory: typeof DnGetrf_DnIRS.cusolverDnIRSInfosGetResidualHistory;
-/** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSInfosRequestResidual: typeof DnGetrf_DnIRS.cusolverDnIRSInfosRequestResidual;
-/** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsCreate: typeof DnGetrf_DnIRS.cusolverDnIRSParamsCreate;
-/** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsDestroy: typeof DnGetrf_DnIRS.cusolverDnIRSParamsDestroy;
-/** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsDisableFallback: typeof DnGetrf_DnIRS.cusolverDnIRSParamsDisableFallback;
-/** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsEnableFallback: typeof DnGetrf_DnIRS.cusolverDnIRSParamsEnableFallback;
-/** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsGetMaxIters: typeof DnGetrf_DnIRS.cusolverDnIRSParamsGetMaxIters;
-/** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetMaxIters: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetMaxIters;
-/** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetMaxItersInner: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetMaxItersInner;
-/** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetRefinementSolver: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetRefinementSolver;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetSolverLowestPrecision: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetSolverLowestPrecision;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetSolverMainPrecision: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetSolverMainPrecision;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetSolverPrecisions: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetSolverPrecisions;
-/** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetTol: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetTol;
-/** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSParamsSetTolInner: typeof DnGetrf_DnIRS.cusolverDnIRSParamsSetTolInner;
-/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSXgels: typeof DnGetrf_DnIRS.cusolverDnIRSXgels;
-/** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSXgels_bufferSize: typeof DnGetrf_DnIRS.cusolverDnIRSXgels_bufferSize;
-/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSXgesv: typeof DnGetrf_DnIRS.cusolverDnIRSXgesv;
-/** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnIRSXgesv_bufferSize: typeof DnGetrf_DnIRS.cusolverDnIRSXgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnLoggerForceDisable: typeof DnLogger_DnPotrf.cusolverDnLoggerForceDisable;
-/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnLoggerOpenFile: typeof DnLogger_DnPotrf.cusolverDnLoggerOpenFile;
-/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
+/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+ * @function */
 export declare const cusolverDnLoggerSetCallback: typeof DnLogger_DnPotrf.cusolverDnLoggerSetCallback;
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnLoggerSetFile: typeof DnLogger_DnPotrf.cusolverDnLoggerSetFile;
-/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnLoggerSetLevel: typeof DnLogger_DnPotrf.cusolverDnLoggerSetLevel;
-/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnLoggerSetMask: typeof DnLogger_DnPotrf.cusolverDnLoggerSetMask;
-/** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnPotrf: typeof DnLogger_DnPotrf.cusolverDnPotrf;
-/** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnPotrf_bufferSize: typeof DnLogger_DnPotrf.cusolverDnPotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnPotrs: typeof DnPotrs_DnS.cusolverDnPotrs;
-/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSBgels: typeof DnPotrs_DnS.cusolverDnSBgels;
-/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSBgels_bufferSize: typeof DnPotrs_DnS.cusolverDnSBgels_bufferSize;
-/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSBgesv: typeof DnPotrs_DnS.cusolverDnSBgesv;
-/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSBgesv_bufferSize: typeof DnPotrs_DnS.cusolverDnSBgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSHgels: typeof DnPotrs_DnS.cusolverDnSHgels;
-/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSHgels_bufferSize: typeof DnPotrs_DnS.cusolverDnSHgels_bufferSize;
-/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSHgesv: typeof DnPotrs_DnS.cusolverDnSHgesv;
-/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSHgesv_bufferSize: typeof DnPotrs_DnS.cusolverDnSHgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSSgels: typeof DnPotrs_DnS.cusolverDnSSgels;
-/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSSgels_bufferSize: typeof DnPotrs_DnS.cusolverDnSSgels_bufferSize;
-/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSSgesv: typeof DnPotrs_DnS.cusolverDnSSgesv;
-/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSSgesv_bufferSize: typeof DnPotrs_DnS.cusolverDnSSgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSXgels: typeof DnPotrs_DnS.cusolverDnSXgels;
-/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSXgels_bufferSize: typeof DnPotrs_DnS.cusolverDnSXgels_bufferSize;
-/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSXgesv: typeof DnPotrs_DnS.cusolverDnSXgesv;
-/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSXgesv_bufferSize: typeof DnPotrs_DnS.cusolverDnSXgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSetAdvOptions: typeof DnSet_DnSgesvd.cusolverDnSetAdvOptions;
-/** `cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSetDeterministicMode: typeof DnSet_DnSgesvd.cusolverDnSetDeterministicMode;
-/** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSetStream: typeof DnSet_DnSgesvd.cusolverDnSetStream;
-/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgebrd: typeof DnSet_DnSgesvd.cusolverDnSgebrd;
-/** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgebrd_bufferSize: typeof DnSet_DnSgesvd.cusolverDnSgebrd_bufferSize;
-/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgeqrf: typeof DnSet_DnSgesvd.cusolverDnSgeqrf;
-/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgeqrf_bufferSize: typeof DnSet_DnSgesvd.cusolverDnSgeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvd: typeof DnSet_DnSgesvd.cusolverDnSgesvd;
-/** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvd_bufferSize: typeof DnSet_DnSgesvd.cusolverDnSgesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdaStridedBatched: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdaStridedBatched;
-/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdaStridedBatched_bufferSize: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdaStridedBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdj: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdj;
-/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdjBatched: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdjBatched;
-/** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdjBatched_bufferSize: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgesvdj_bufferSize: typeof DnSgesvda_DnSgetrf.cusolverDnSgesvdj_bufferSize;
-/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgetrf: typeof DnSgesvda_DnSgetrf.cusolverDnSgetrf;
-/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgetrf_bufferSize: typeof DnSgesvda_DnSgetrf.cusolverDnSgetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSgetrs: typeof DnSgetrs_DnSorgqr.cusolverDnSgetrs;
-/** `cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSlaswp: typeof DnSgetrs_DnSorgqr.cusolverDnSlaswp;
-/** `cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSlauum: typeof DnSgetrs_DnSorgqr.cusolverDnSlauum;
-/** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSlauum_bufferSize: typeof DnSgetrs_DnSorgqr.cusolverDnSlauum_bufferSize;
-/** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgbr: typeof DnSgetrs_DnSorgqr.cusolverDnSorgbr;
-/** `cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgbr_bufferSize: typeof DnSgetrs_DnSorgqr.cusolverDnSorgbr_bufferSize;
-/** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgqr: typeof DnSgetrs_DnSorgqr.cusolverDnSorgqr;
-/** `cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgqr_bufferSize: typeof DnSgetrs_DnSorgqr.cusolverDnSorgqr_bufferSize;
-/** `cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgtr: typeof DnSorgtr_DnSpotrf.cusolverDnSorgtr;
-/** `cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSorgtr_bufferSize: typeof DnSorgtr_DnSpotrf.cusolverDnSorgtr_bufferSize;
-/** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSormqr: typeof DnSorgtr_DnSpotrf.cusolverDnSormqr;
-/** `cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSormqr_bufferSize: typeof DnSorgtr_DnSpotrf.cusolverDnSormqr_bufferSize;
-/** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSormtr: typeof DnSorgtr_DnSpotrf.cusolverDnSormtr;
-/** `cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSormtr_bufferSize: typeof DnSorgtr_DnSpotrf.cusolverDnSormtr_bufferSize;
-/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotrf: typeof DnSorgtr_DnSpotrf.cusolverDnSpotrf;
-/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotrfBatched: typeof DnSorgtr_DnSpotrf.cusolverDnSpotrfBatched;
-/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotrf_bufferSize: typeof DnSorgtr_DnSpotrf.cusolverDnSpotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotri: typeof DnSpotri_DnSsyevdx.cusolverDnSpotri;
-/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotri_bufferSize: typeof DnSpotri_DnSsyevdx.cusolverDnSpotri_bufferSize;
-/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotrs: typeof DnSpotri_DnSsyevdx.cusolverDnSpotrs;
-/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSpotrsBatched: typeof DnSpotri_DnSsyevdx.cusolverDnSpotrsBatched;
-/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevd: typeof DnSpotri_DnSsyevdx.cusolverDnSsyevd;
-/** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevd_bufferSize: typeof DnSpotri_DnSsyevdx.cusolverDnSsyevd_bufferSize;
-/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevdx: typeof DnSpotri_DnSsyevdx.cusolverDnSsyevdx;
-/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevdx_bufferSize: typeof DnSpotri_DnSsyevdx.cusolverDnSsyevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevj: typeof DnSsyevj_DnSsygvdx.cusolverDnSsyevj;
-/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevjBatched: typeof DnSsyevj_DnSsygvdx.cusolverDnSsyevjBatched;
-/** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevjBatched_bufferSize: typeof DnSsyevj_DnSsygvdx.cusolverDnSsyevjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsyevj_bufferSize: typeof DnSsyevj_DnSsygvdx.cusolverDnSsyevj_bufferSize;
-/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvd: typeof DnSsyevj_DnSsygvdx.cusolverDnSsygvd;
-/** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvd_bufferSize: typeof DnSsyevj_DnSsygvdx.cusolverDnSsygvd_bufferSize;
-/** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvdx: typeof DnSsyevj_DnSsygvdx.cusolverDnSsygvdx;
-/** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvdx_bufferSize: typeof DnSsyevj_DnSsygvdx.cusolverDnSsygvdx_bufferSize;
-/** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvj: typeof DnSsygvj_DnSsytri.cusolverDnSsygvj;
-/** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsygvj_bufferSize: typeof DnSsygvj_DnSsytri.cusolverDnSsygvj_bufferSize;
-/** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytrd: typeof DnSsygvj_DnSsytri.cusolverDnSsytrd;
-/** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytrd_bufferSize: typeof DnSsygvj_DnSsytri.cusolverDnSsytrd_bufferSize;
-/** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytrf: typeof DnSsygvj_DnSsytri.cusolverDnSsytrf;
-/** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytrf_bufferSize: typeof DnSsygvj_DnSsytri.cusolverDnSsytrf_bufferSize;
-/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytri: typeof DnSsygvj_DnSsytri.cusolverDnSsytri;
-/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSsytri_bufferSize: typeof DnSsygvj_DnSsytri.cusolverDnSsytri_bufferSize;
-/** `cusolverStatus_t cusolverDnSyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSyevd: typeof DnSyevd_DnXgeqrf.cusolverDnSyevd;
-/** `cusolverStatus_t cusolverDnSyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSyevd_bufferSize: typeof DnSyevd_DnXgeqrf.cusolverDnSyevd_bufferSize;
-/** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSyevdx: typeof DnSyevd_DnXgeqrf.cusolverDnSyevdx;
-/** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnSyevdx_bufferSize: typeof DnSyevd_DnXgeqrf.cusolverDnSyevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgeev: typeof DnSyevd_DnXgeqrf.cusolverDnXgeev;
-/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgeev_bufferSize: typeof DnSyevd_DnXgeqrf.cusolverDnXgeev_bufferSize;
-/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgeqrf: typeof DnSyevd_DnXgeqrf.cusolverDnXgeqrf;
-/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgeqrf_bufferSize: typeof DnSyevd_DnXgeqrf.cusolverDnXgeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvd: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvd;
-/** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvd_bufferSize: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdjGetResidual: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdjGetResidual;
-/** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdjGetSweeps: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdjGetSweeps;
-/** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdjSetMaxSweeps: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdjSetMaxSweeps;
-/** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdjSetSortEig: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdjSetSortEig;
-/** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdjSetTolerance: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdjSetTolerance;
-/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdp: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdp;
-/** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdp_bufferSize: typeof DnXgesvd_DnXgesvdp.cusolverDnXgesvdp_bufferSize;
-/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdr: typeof DnXgesvdr_DnXpotrf.cusolverDnXgesvdr;
-/** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgesvdr_bufferSize: typeof DnXgesvdr_DnXpotrf.cusolverDnXgesvdr_bufferSize;
-/** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgetrf: typeof DnXgesvdr_DnXpotrf.cusolverDnXgetrf;
-/** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgetrf_bufferSize: typeof DnXgesvdr_DnXpotrf.cusolverDnXgetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXgetrs: typeof DnXgesvdr_DnXpotrf.cusolverDnXgetrs;
-/** `cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXlarft: typeof DnXgesvdr_DnXpotrf.cusolverDnXlarft;
-/** `cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXlarft_bufferSize: typeof DnXgesvdr_DnXpotrf.cusolverDnXlarft_bufferSize;
-/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXpotrf: typeof DnXgesvdr_DnXpotrf.cusolverDnXpotrf;
-/** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXpotrf_bufferSize: typeof DnXgesvdr_DnXpotrf.cusolverDnXpotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXpotrs: typeof DnXpotrs_DnXsyevj.cusolverDnXpotrs;
-/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevBatched: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevBatched;
-/** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevBatched_bufferSize: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevd: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevd;
-/** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevd_bufferSize: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevd_bufferSize;
-/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevdx: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevdx;
-/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevdx_bufferSize: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevjGetResidual: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevjGetResidual;
-/** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevjGetSweeps: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevjGetSweeps;
-/** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevjSetMaxSweeps: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevjSetMaxSweeps;
-/** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevjSetSortEig: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevjSetSortEig;
-/** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsyevjSetTolerance: typeof DnXpotrs_DnXsyevj.cusolverDnXsyevjSetTolerance;
-/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsytrs: typeof DnXsytrs_DnZ.cusolverDnXsytrs;
-/** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXsytrs_bufferSize: typeof DnXsytrs_DnZ.cusolverDnXsytrs_bufferSize;
-/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXtrtri: typeof DnXsytrs_DnZ.cusolverDnXtrtri;
-/** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnXtrtri_bufferSize: typeof DnXsytrs_DnZ.cusolverDnXtrtri_bufferSize;
-/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZCgels: typeof DnXsytrs_DnZ.cusolverDnZCgels;
-/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZCgels_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZCgels_bufferSize;
-/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZCgesv: typeof DnXsytrs_DnZ.cusolverDnZCgesv;
-/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZCgesv_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZCgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZEgels: typeof DnXsytrs_DnZ.cusolverDnZEgels;
-/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZEgels_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZEgels_bufferSize;
-/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZEgesv: typeof DnXsytrs_DnZ.cusolverDnZEgesv;
-/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZEgesv_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZEgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZKgels: typeof DnXsytrs_DnZ.cusolverDnZKgels;
-/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZKgels_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZKgels_bufferSize;
-/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZKgesv: typeof DnXsytrs_DnZ.cusolverDnZKgesv;
-/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZKgesv_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZKgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZYgels: typeof DnXsytrs_DnZ.cusolverDnZYgels;
-/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZYgels_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZYgels_bufferSize;
-/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZYgesv: typeof DnXsytrs_DnZ.cusolverDnZYgesv;
-/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZYgesv_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZYgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZZgels: typeof DnXsytrs_DnZ.cusolverDnZZgels;
-/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZZgels_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZZgels_bufferSize;
-/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZZgesv: typeof DnXsytrs_DnZ.cusolverDnZZgesv;
-/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZZgesv_bufferSize: typeof DnXsytrs_DnZ.cusolverDnZZgesv_bufferSize;
-/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgebrd: typeof DnZgebrd_DnZgesvda.cusolverDnZgebrd;
-/** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgebrd_bufferSize: typeof DnZgebrd_DnZgesvda.cusolverDnZgebrd_bufferSize;
-/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgeqrf: typeof DnZgebrd_DnZgesvda.cusolverDnZgeqrf;
-/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgeqrf_bufferSize: typeof DnZgebrd_DnZgesvda.cusolverDnZgeqrf_bufferSize;
-/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvd: typeof DnZgebrd_DnZgesvda.cusolverDnZgesvd;
-/** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvd_bufferSize: typeof DnZgebrd_DnZgesvda.cusolverDnZgesvd_bufferSize;
-/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdaStridedBatched: typeof DnZgebrd_DnZgesvda.cusolverDnZgesvdaStridedBatched;
-/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdaStridedBatched_bufferSize: typeof DnZgebrd_DnZgesvda.cusolverDnZgesvdaStridedBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdj: typeof DnZgesvdj_DnZheevd.cusolverDnZgesvdj;
-/** `cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdjBatched: typeof DnZgesvdj_DnZheevd.cusolverDnZgesvdjBatched;
-/** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdjBatched_bufferSize: typeof DnZgesvdj_DnZheevd.cusolverDnZgesvdjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgesvdj_bufferSize: typeof DnZgesvdj_DnZheevd.cusolverDnZgesvdj_bufferSize;
-/** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgetrf: typeof DnZgesvdj_DnZheevd.cusolverDnZgetrf;
-/** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgetrf_bufferSize: typeof DnZgesvdj_DnZheevd.cusolverDnZgetrf_bufferSize;
-/** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZgetrs: typeof DnZgesvdj_DnZheevd.cusolverDnZgetrs;
-/** `cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevd: typeof DnZgesvdj_DnZheevd.cusolverDnZheevd;
-/** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevd_bufferSize: typeof DnZgesvdj_DnZheevd.cusolverDnZheevd_bufferSize;
-/** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevdx: typeof DnZheevdx_DnZhegvd.cusolverDnZheevdx;
-/** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevdx_bufferSize: typeof DnZheevdx_DnZhegvd.cusolverDnZheevdx_bufferSize;
-/** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevj: typeof DnZheevdx_DnZhegvd.cusolverDnZheevj;
-/** `cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevjBatched: typeof DnZheevdx_DnZhegvd.cusolverDnZheevjBatched;
-/** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevjBatched_bufferSize: typeof DnZheevdx_DnZhegvd.cusolverDnZheevjBatched_bufferSize;
-/** `cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZheevj_bufferSize: typeof DnZheevdx_DnZhegvd.cusolverDnZheevj_bufferSize;
-/** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvd: typeof DnZheevdx_DnZhegvd.cusolverDnZhegvd;
-/** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvd_bufferSize: typeof DnZheevdx_DnZhegvd.cusolverDnZhegvd_bufferSize;
-/** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvdx: typeof DnZhegvdx_DnZlauum.cusolverDnZhegvdx;
-/** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvdx_bufferSize: typeof DnZhegvdx_DnZlauum.cusolverDnZhegvdx_bufferSize;
-/** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvj: typeof DnZhegvdx_DnZlauum.cusolverDnZhegvj;
-/** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhegvj_bufferSize: typeof DnZhegvdx_DnZlauum.cusolverDnZhegvj_bufferSize;
-/** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhetrd: typeof DnZhegvdx_DnZlauum.cusolverDnZhetrd;
-/** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZhetrd_bufferSize: typeof DnZhegvdx_DnZlauum.cusolverDnZhetrd_bufferSize;
-/** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZlaswp: typeof DnZhegvdx_DnZlauum.cusolverDnZlaswp;
-/** `cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZlauum: typeof DnZhegvdx_DnZlauum.cusolverDnZlauum;
-/** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZlauum_bufferSize: typeof DnZhegvdx_DnZlauum.cusolverDnZlauum_bufferSize;
-/** `cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotrf: typeof DnZpotrf_DnZsytrf.cusolverDnZpotrf;
-/** `cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotrfBatched: typeof DnZpotrf_DnZsytrf.cusolverDnZpotrfBatched;
-/** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotrf_bufferSize: typeof DnZpotrf_DnZsytrf.cusolverDnZpotrf_bufferSize;
-/** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotri: typeof DnZpotrf_DnZsytrf.cusolverDnZpotri;
-/** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotri_bufferSize: typeof DnZpotrf_DnZsytrf.cusolverDnZpotri_bufferSize;
-/** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotrs: typeof DnZpotrf_DnZsytrf.cusolverDnZpotrs;
-/** `cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex **A, int lda, cuDoubleComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex **A, int lda, cuDoubleComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZpotrsBatched: typeof DnZpotrf_DnZsytrf.cusolverDnZpotrsBatched;
-/** `cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZsytrf: typeof DnZpotrf_DnZsytrf.cusolverDnZsytrf;
-/** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZsytrf_bufferSize: typeof DnZpotrf_DnZsytrf.cusolverDnZsytrf_bufferSize;
-/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZsytri: typeof DnZsytri_DnZungtr.cusolverDnZsytri;
-/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZsytri_bufferSize: typeof DnZsytri_DnZungtr.cusolverDnZsytri_bufferSize;
-/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungbr: typeof DnZsytri_DnZungtr.cusolverDnZungbr;
-/** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungbr_bufferSize: typeof DnZsytri_DnZungtr.cusolverDnZungbr_bufferSize;
-/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungqr: typeof DnZsytri_DnZungtr.cusolverDnZungqr;
-/** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungqr_bufferSize: typeof DnZsytri_DnZungtr.cusolverDnZungqr_bufferSize;
-/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungtr: typeof DnZsytri_DnZungtr.cusolverDnZungtr;
-/** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZungtr_bufferSize: typeof DnZsytri_DnZungtr.cusolverDnZungtr_bufferSize;
-/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZunmqr: typeof DnZunmqr_Rf.cusolverDnZunmqr;
-/** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZunmqr_bufferSize: typeof DnZunmqr_Rf.cusolverDnZunmqr_bufferSize;
-/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZunmtr: typeof DnZunmqr_Rf.cusolverDnZunmtr;
-/** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.6
+ * @function */
 export declare const cusolverDnZunmtr_bufferSize: typeof DnZunmqr_Rf.cusolverDnZunmtr_bufferSize;
-/** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.6
+ * @function */
 export declare const cusolverGetProperty: typeof DnZunmqr_Rf.cusolverGetProperty;
-/** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.6
+ * @function */
 export declare const cusolverGetVersion: typeof DnZunmqr_Rf.cusolverGetVersion;
-/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfAccessBundledFactorsDevice: typeof DnZunmqr_Rf.cusolverRfAccessBundledFactorsDevice;
-/** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfAnalyze: typeof DnZunmqr_Rf.cusolverRfAnalyze;
-/** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchAnalyze: typeof DnZunmqr_Rf.cusolverRfBatchAnalyze;
-/** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchRefactor: typeof DnZunmqr_Rf.cusolverRfBatchRefactor;
-/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchResetValues: typeof DnZunmqr_Rf.cusolverRfBatchResetValues;
-/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchSetupHost: typeof DnZunmqr_Rf.cusolverRfBatchSetupHost;
-/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchSolve: typeof DnZunmqr_Rf.cusolverRfBatchSolve;
-/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfBatchZeroPivot: typeof DnZunmqr_Rf.cusolverRfBatchZeroPivot;
-/** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfCreate: typeof DnZunmqr_Rf.cusolverRfCreate;
-/** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfDestroy: typeof DnZunmqr_Rf.cusolverRfDestroy;
-/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfExtractBundledFactorsHost: typeof DnZunmqr_Rf.cusolverRfExtractBundledFactorsHost;
-/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfExtractSplitFactorsHost: typeof DnZunmqr_Rf.cusolverRfExtractSplitFactorsHost;
-/** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfGetAlgs: typeof DnZunmqr_Rf.cusolverRfGetAlgs;
-/** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfGetMatrixFormat: typeof DnZunmqr_Rf.cusolverRfGetMatrixFormat;
-/** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfGetNumericBoostReport: typeof DnZunmqr_Rf.cusolverRfGetNumericBoostReport;
-/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfGetNumericProperties: typeof DnZunmqr_Rf.cusolverRfGetNumericProperties;
-/** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfGetResetValuesFastMode: typeof DnZunmqr_Rf.cusolverRfGetResetValuesFastMode;
-/** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfRefactor: typeof DnZunmqr_Rf.cusolverRfRefactor;
-/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfResetValues: typeof DnZunmqr_Rf.cusolverRfResetValues;
-/** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetAlgs: typeof DnZunmqr_Rf.cusolverRfSetAlgs;
-/** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetMatrixFormat: typeof DnZunmqr_Rf.cusolverRfSetMatrixFormat;
-/** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetNumericProperties: typeof DnZunmqr_Rf.cusolverRfSetNumericProperties;
-/** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetResetValuesFastMode: typeof DnZunmqr_Rf.cusolverRfSetResetValuesFastMode;
-/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetupDevice: typeof DnZunmqr_Rf.cusolverRfSetupDevice;
-/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSetupHost: typeof DnZunmqr_Rf.cusolverRfSetupHost;
-/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 12.6
+ * @function */
 export declare const cusolverRfSolve: typeof DnZunmqr_Rf.cusolverRfSolve;
-/** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsreigsHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsreigsHost;
-/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsreigvsi: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsreigvsi;
-/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsreigvsiHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsreigvsiHost;
-/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsqvqrHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsqvqrHost;
-/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsvchol: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsvchol;
-/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsvcholHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsvcholHost;
-/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsvluHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsvluHost;
-/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsvqr: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsvqr;
-/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrlsvqrHost: typeof SpCcsreigs_SpCcsrlsvqr.cusolverSpCcsrlsvqrHost;
-/** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrqrBufferInfoBatched: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpCcsrqrBufferInfoBatched;
-/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrqrsvBatched: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpCcsrqrsvBatched;
-/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCcsrzfdHost: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpCcsrzfdHost;
-/** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCreate: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpCreate;
-/** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpCreateCsrqrInfo: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpCreateCsrqrInfo;
-/** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsreigsHost: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpDcsreigsHost;
-/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsreigvsi: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpDcsreigvsi;
-/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsreigvsiHost: typeof SpCcsrqr_SpDcsreigvsi.cusolverSpDcsreigvsiHost;
-/** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsqvqrHost: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsqvqrHost;
-/** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsvchol: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsvchol;
-/** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsvcholHost: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsvcholHost;
-/** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsvluHost: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsvluHost;
-/** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsvqr: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsvqr;
-/** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrlsvqrHost: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrlsvqrHost;
-/** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrqrBufferInfoBatched: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrqrBufferInfoBatched;
-/** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrqrsvBatched: typeof SpDcsrlsqvqr_SpDcsrqrsv.cusolverSpDcsrqrsvBatched;
-/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDcsrzfdHost: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpDcsrzfdHost;
-/** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDestroy: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpDestroy;
-/** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpDestroyCsrqrInfo: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpDestroyCsrqrInfo;
-/** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpGetStream: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpGetStream;
-/** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsreigsHost: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpScsreigsHost;
-/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsreigvsi: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpScsreigvsi;
-/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsreigvsiHost: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpScsreigvsiHost;
-/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsqvqrHost: typeof SpDcsrzfd_SpScsrlsqvqr.cusolverSpScsrlsqvqrHost;
-/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsvchol: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrlsvchol;
-/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsvcholHost: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrlsvcholHost;
-/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsvluHost: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrlsvluHost;
-/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsvqr: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrlsvqr;
-/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrlsvqrHost: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrlsvqrHost;
-/** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrqrBufferInfoBatched: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrqrBufferInfoBatched;
-/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrqrsvBatched: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrqrsvBatched;
-/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpScsrzfdHost: typeof SpScsrlsvchol_SpScsrzfd.cusolverSpScsrzfdHost;
-/** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpSetStream: typeof SpSet_SpXcsrsymmdq.cusolverSpSetStream;
-/** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrissymHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrissymHost;
-/** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrmetisndHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrmetisndHost;
-/** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrpermHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrpermHost;
-/** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrperm_bufferSizeHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrperm_bufferSizeHost;
-/** `cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrqrAnalysisBatched: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrqrAnalysisBatched;
-/** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrsymamdHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrsymamdHost;
-/** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrsymmdqHost: typeof SpSet_SpXcsrsymmdq.cusolverSpXcsrsymmdqHost;
-/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpXcsrsymrcmHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpXcsrsymrcmHost;
-/** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsreigsHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsreigsHost;
-/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsreigvsi: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsreigvsi;
-/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsreigvsiHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsreigvsiHost;
-/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsqvqrHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsrlsqvqrHost;
-/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsvchol: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsrlsvchol;
-/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsvcholHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsrlsvcholHost;
-/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsvluHost: typeof SpXcsrsymrcm_SpZcsrlsvlu.cusolverSpZcsrlsvluHost;
-/** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsvqr: typeof SpZcsrlsvqr_SpZcsrzfd.cusolverSpZcsrlsvqr;
-/** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrlsvqrHost: typeof SpZcsrlsvqr_SpZcsrzfd.cusolverSpZcsrlsvqrHost;
-/** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrqrBufferInfoBatched: typeof SpZcsrlsvqr_SpZcsrzfd.cusolverSpZcsrqrBufferInfoBatched;
-/** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrqrsvBatched: typeof SpZcsrlsvqr_SpZcsrzfd.cusolverSpZcsrqrsvBatched;
-/** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6
+ * @function */
 export declare const cusolverSpZcsrzfdHost: typeof SpZcsrlsvqr_SpZcsrzfd.cusolverSpZcsrzfdHost;

@@ -11,14 +11,14 @@ export const HEADER_VERSION = 12060;
 
 /** `enum CUCoredumpGenerationFlags` · cuda.h · CUDA 12.6 */
 export declare enum CUCoredumpGenerationFlags {
-  CU_COREDUMP_DEFAULT_FLAGS = 0,
-  CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = 1,
-  CU_COREDUMP_SKIP_GLOBAL_MEMORY = 2,
-  CU_COREDUMP_SKIP_SHARED_MEMORY = 4,
-  CU_COREDUMP_SKIP_LOCAL_MEMORY = 8,
-  CU_COREDUMP_SKIP_ABORT = 16,
-  CU_COREDUMP_SKIP_CONSTBANK_MEMORY = 32,
-  CU_COREDUMP_LIGHTWEIGHT_FLAGS = 47,
+  /** since CUDA 12.5 */ CU_COREDUMP_DEFAULT_FLAGS = 0,
+  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = 1,
+  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_GLOBAL_MEMORY = 2,
+  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_SHARED_MEMORY = 4,
+  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_LOCAL_MEMORY = 8,
+  /** 0x10 · since CUDA 12.5 */ CU_COREDUMP_SKIP_ABORT = 16,
+  /** 0x20 · since CUDA 12.6 */ CU_COREDUMP_SKIP_CONSTBANK_MEMORY = 32,
+  /** since CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT_FLAGS = 47,
 }
 
 /** `enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum` · cuda.h · CUDA 12.6 */
@@ -86,8 +86,8 @@ export declare enum CUarray_format {
   CU_AD_FORMAT_SIGNED_INT8 = 8,
   CU_AD_FORMAT_SIGNED_INT16 = 9,
   CU_AD_FORMAT_SIGNED_INT32 = 10,
-  CU_AD_FORMAT_HALF = 16,
-  CU_AD_FORMAT_FLOAT = 32,
+  /** 0x10 */ CU_AD_FORMAT_HALF = 16,
+  /** 0x20 */ CU_AD_FORMAT_FLOAT = 32,
   CU_AD_FORMAT_NV12 = 176,
   CU_AD_FORMAT_UNORM_INT8X1 = 192,
   CU_AD_FORMAT_UNORM_INT8X2 = 193,
@@ -115,34 +115,34 @@ export declare enum CUarray_format {
   CU_AD_FORMAT_BC6H_SF16 = 156,
   CU_AD_FORMAT_BC7_UNORM = 157,
   CU_AD_FORMAT_BC7_UNORM_SRGB = 158,
-  CU_AD_FORMAT_P010 = 159,
-  CU_AD_FORMAT_P016 = 161,
-  CU_AD_FORMAT_NV16 = 162,
-  CU_AD_FORMAT_P210 = 163,
-  CU_AD_FORMAT_P216 = 164,
-  CU_AD_FORMAT_YUY2 = 165,
-  CU_AD_FORMAT_Y210 = 166,
-  CU_AD_FORMAT_Y216 = 167,
-  CU_AD_FORMAT_AYUV = 168,
-  CU_AD_FORMAT_Y410 = 169,
-  CU_AD_FORMAT_Y416 = 177,
-  CU_AD_FORMAT_Y444_PLANAR8 = 178,
-  CU_AD_FORMAT_Y444_PLANAR10 = 179,
-  CU_AD_FORMAT_MAX = 2147483647,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_P010 = 159,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_P016 = 161,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_NV16 = 162,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_P210 = 163,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_P216 = 164,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_YUY2 = 165,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y210 = 166,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y216 = 167,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_AYUV = 168,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y410 = 169,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y416 = 177,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR8 = 178,
+  /** since CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR10 = 179,
+  /** 0x7fffffff · since CUDA 12.5 */ CU_AD_FORMAT_MAX = 2147483647,
 }
 export type CUarray_format_enum = CUarray_format;
 export declare const CUarray_format_enum: typeof CUarray_format;
 
 /** `enum CUasyncNotificationType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUasyncNotificationType {
-  CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1,
+  /** since CUDA 12.5 */ CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1,
 }
 export type CUasyncNotificationType_enum = CUasyncNotificationType;
 export declare const CUasyncNotificationType_enum: typeof CUasyncNotificationType;
 
 /** `enum CUcigDataType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUcigDataType {
-  CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 1,
+  /** since CUDA 12.5 */ CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 1,
 }
 export type CUcigDataType_enum = CUcigDataType;
 export declare const CUcigDataType_enum: typeof CUcigDataType;
@@ -167,14 +167,14 @@ export declare const CUcomputemode_enum: typeof CUcomputemode;
 
 /** `enum CUcoredumpSettings_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUcoredumpSettings {
-  CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
-  CU_COREDUMP_TRIGGER_HOST = 2,
-  CU_COREDUMP_LIGHTWEIGHT = 3,
-  CU_COREDUMP_ENABLE_USER_TRIGGER = 4,
-  CU_COREDUMP_FILE = 5,
-  CU_COREDUMP_PIPE = 6,
-  CU_COREDUMP_GENERATION_FLAGS = 7,
-  CU_COREDUMP_MAX = 8,
+  /** since CUDA 12.5 */ CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
+  /** since CUDA 12.5 */ CU_COREDUMP_TRIGGER_HOST = 2,
+  /** since CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT = 3,
+  /** since CUDA 12.5 */ CU_COREDUMP_ENABLE_USER_TRIGGER = 4,
+  /** since CUDA 12.5 */ CU_COREDUMP_FILE = 5,
+  /** since CUDA 12.5 */ CU_COREDUMP_PIPE = 6,
+  /** since CUDA 12.5 */ CU_COREDUMP_GENERATION_FLAGS = 7,
+  /** since CUDA 12.5 */ CU_COREDUMP_MAX = 8,
 }
 export type CUcoredumpSettings_enum = CUcoredumpSettings;
 export declare const CUcoredumpSettings_enum: typeof CUcoredumpSettings;
@@ -188,31 +188,31 @@ export declare enum CUctx_flags {
   CU_CTX_BLOCKING_SYNC = 4,
   CU_CTX_SCHED_MASK = 7,
   CU_CTX_MAP_HOST = 8,
-  CU_CTX_LMEM_RESIZE_TO_MAX = 16,
-  CU_CTX_COREDUMP_ENABLE = 32,
-  CU_CTX_USER_COREDUMP_ENABLE = 64,
-  CU_CTX_SYNC_MEMOPS = 128,
-  CU_CTX_FLAGS_MASK = 255,
+  /** 0x10 */ CU_CTX_LMEM_RESIZE_TO_MAX = 16,
+  /** 0x20 · since CUDA 12.5 */ CU_CTX_COREDUMP_ENABLE = 32,
+  /** 0x40 · since CUDA 12.5 */ CU_CTX_USER_COREDUMP_ENABLE = 64,
+  /** 0x80 · since CUDA 12.5 */ CU_CTX_SYNC_MEMOPS = 128,
+  /** 0xff */ CU_CTX_FLAGS_MASK = 255,
 }
 export type CUctx_flags_enum = CUctx_flags;
 export declare const CUctx_flags_enum: typeof CUctx_flags;
 
 /** `enum CUdevResourceType` · cuda.h · CUDA 12.6 */
 export declare enum CUdevResourceType {
-  CU_DEV_RESOURCE_TYPE_INVALID = 0,
-  CU_DEV_RESOURCE_TYPE_SM = 1,
+  /** since CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_INVALID = 0,
+  /** since CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_SM = 1,
 }
 
 /** `enum CUdevSmResourceSplit_flags` · cuda.h · CUDA 12.6 */
 export declare enum CUdevSmResourceSplit_flags {
-  CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
-  CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2,
+  /** since CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
+  /** since CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2,
 }
 
 /** `enum CUdeviceNumaConfig_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUdeviceNumaConfig {
-  CU_DEVICE_NUMA_CONFIG_NONE = 0,
-  CU_DEVICE_NUMA_CONFIG_NUMA_NODE = 1,
+  /** since CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NONE = 0,
+  /** since CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NUMA_NODE = 1,
 }
 export type CUdeviceNumaConfig_enum = CUdeviceNumaConfig;
 export declare const CUdeviceNumaConfig_enum: typeof CUdeviceNumaConfig;
@@ -247,7 +247,7 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
   CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT = 14,
   CU_DEVICE_ATTRIBUTE_GPU_OVERLAP = 15,
-  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  /** 0x10 */ CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT = 17,
   CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
   CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
@@ -265,8 +265,8 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT = 28,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES = 29,
   CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT = 30,
-  CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
-  CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
+  /** 0x1f */ CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
+  /** 0x20 */ CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
   CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
   CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
   CU_DEVICE_ATTRIBUTE_TCC_DRIVER = 35,
@@ -297,8 +297,8 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH = 60,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH = 61,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS = 62,
-  CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63,
-  CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64,
+  /** 0x3f */ CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63,
+  /** 0x40 */ CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH = 66,
   CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH = 67,
@@ -326,9 +326,9 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
   CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED = 90,
   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
-  CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
-  CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
-  CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -360,17 +360,17 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
   CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
   CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
-  CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
-  CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
-  CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
-  CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
-  CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
-  CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
-  CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
-  CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
-  CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
-  CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
-  CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
+  /** 0x7f · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
+  /** 0x80 · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
+  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
   CU_DEVICE_ATTRIBUTE_MAX = 136,
 }
 export type CUdevice_attribute_enum = CUdevice_attribute;
@@ -378,9 +378,9 @@ export declare const CUdevice_attribute_enum: typeof CUdevice_attribute;
 
 /** `enum CUdriverProcAddressQueryResult_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUdriverProcAddressQueryResult {
-  CU_GET_PROC_ADDRESS_SUCCESS = 0,
-  CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
-  CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_SUCCESS = 0,
+  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
 }
 export type CUdriverProcAddressQueryResult_enum = CUdriverProcAddressQueryResult;
 export declare const CUdriverProcAddressQueryResult_enum: typeof CUdriverProcAddressQueryResult;
@@ -511,9 +511,9 @@ export declare const CUfunc_cache_enum: typeof CUfunc_cache;
 
 /** `enum CUfunctionLoadingState_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUfunctionLoadingState {
-  CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
-  CU_FUNCTION_LOADING_STATE_LOADED = 1,
-  CU_FUNCTION_LOADING_STATE_MAX = 2,
+  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
+  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_LOADED = 1,
+  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_MAX = 2,
 }
 export type CUfunctionLoadingState_enum = CUfunctionLoadingState;
 export declare const CUfunctionLoadingState_enum: typeof CUfunctionLoadingState;
@@ -536,15 +536,15 @@ export declare enum CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
   CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
   CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
-  CU_FUNC_ATTRIBUTE_MAX = 16,
+  /** 0x10 */ CU_FUNC_ATTRIBUTE_MAX = 16,
 }
 export type CUfunction_attribute_enum = CUfunction_attribute;
 export declare const CUfunction_attribute_enum: typeof CUfunction_attribute;
 
 /** `enum CUgraphConditionalNodeType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUgraphConditionalNodeType {
-  CU_GRAPH_COND_TYPE_IF = 0,
-  CU_GRAPH_COND_TYPE_WHILE = 1,
+  /** since CUDA 12.5 */ CU_GRAPH_COND_TYPE_IF = 0,
+  /** since CUDA 12.5 */ CU_GRAPH_COND_TYPE_WHILE = 1,
 }
 export type CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType;
 export declare const CUgraphConditionalNodeType_enum: typeof CUgraphConditionalNodeType;
@@ -555,26 +555,26 @@ export declare enum CUgraphDebugDot_flags {
   CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES = 2,
   CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS = 4,
   CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS = 8,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS = 16,
-  CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS = 32,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS = 64,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS = 128,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS = 256,
-  CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES = 512,
-  CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES = 1024,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
-  CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
-  CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
-  CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO = 16384,
-  CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS = 32768,
+  /** 0x10 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS = 16,
+  /** 0x20 */ CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS = 32,
+  /** 0x40 */ CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS = 64,
+  /** 0x80 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS = 128,
+  /** 0x100 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS = 256,
+  /** 0x200 */ CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES = 512,
+  /** 0x400 */ CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES = 1024,
+  /** 0x800 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
+  /** 0x1000 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
+  /** 0x2000 */ CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
+  /** 0x4000 · since CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO = 16384,
+  /** 0x8000 · since CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS = 32768,
 }
 export type CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags;
 export declare const CUgraphDebugDot_flags_enum: typeof CUgraphDebugDot_flags;
 
 /** `enum CUgraphDependencyType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUgraphDependencyType {
-  CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
-  CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
+  /** since CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
+  /** since CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
 }
 export type CUgraphDependencyType_enum = CUgraphDependencyType;
 export declare const CUgraphDependencyType_enum: typeof CUgraphDependencyType;
@@ -596,11 +596,11 @@ export declare const CUgraphExecUpdateResult_enum: typeof CUgraphExecUpdateResul
 
 /** `enum CUgraphInstantiateResult_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUgraphInstantiateResult {
-  CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
-  CUDA_GRAPH_INSTANTIATE_ERROR = 1,
-  CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
-  CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
-  CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_ERROR = 1,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
 }
 export type CUgraphInstantiateResult_enum = CUgraphInstantiateResult;
 export declare const CUgraphInstantiateResult_enum: typeof CUgraphInstantiateResult;
@@ -608,8 +608,8 @@ export declare const CUgraphInstantiateResult_enum: typeof CUgraphInstantiateRes
 /** `enum CUgraphInstantiate_flags_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUgraphInstantiate_flags {
   CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
-  CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
-  CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
   CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8,
 }
 export type CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags;
@@ -640,7 +640,7 @@ export declare enum CUgraphNodeType {
   CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
   CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
-  CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+  /** since CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
 }
 export type CUgraphNodeType_enum = CUgraphNodeType;
 export declare const CUgraphNodeType_enum: typeof CUgraphNodeType;
@@ -667,7 +667,7 @@ export declare const CUgraphicsRegisterFlags_enum: typeof CUgraphicsRegisterFlag
 
 /** `enum CUgreenCtxCreate_flags` · cuda.h · CUDA 12.6 */
 export declare enum CUgreenCtxCreate_flags {
-  CU_GREEN_CTX_DEFAULT_STREAM = 1,
+  /** since CUDA 12.5 */ CU_GREEN_CTX_DEFAULT_STREAM = 1,
 }
 
 /** `enum CUipcMem_flags_enum` · cuda.h · CUDA 12.6 */
@@ -725,7 +725,7 @@ export declare enum CUjit_option {
   CU_JIT_GENERATE_LINE_INFO = 13,
   CU_JIT_CACHE_MODE = 14,
   CU_JIT_NEW_SM3X_OPT = 15,
-  CU_JIT_FAST_COMPILE = 16,
+  /** 0x10 */ CU_JIT_FAST_COMPILE = 16,
   CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
   CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
   CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
@@ -739,10 +739,10 @@ export declare enum CUjit_option {
   CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
   CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
   CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
-  CU_JIT_POSITION_INDEPENDENT_CODE = 30,
-  CU_JIT_MIN_CTA_PER_SM = 31,
-  CU_JIT_MAX_THREADS_PER_BLOCK = 32,
-  CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+  /** since CUDA 12.5 */ CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+  /** 0x1f · since CUDA 12.5 */ CU_JIT_MIN_CTA_PER_SM = 31,
+  /** 0x20 · since CUDA 12.5 */ CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+  /** since CUDA 12.5 */ CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
   CU_JIT_NUM_OPTIONS = 34,
 }
 export type CUjit_option_enum = CUjit_option;
@@ -751,7 +751,7 @@ export declare const CUjit_option_enum: typeof CUjit_option;
 /** `enum CUjit_target_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUjit_target {
   CU_TARGET_COMPUTE_30 = 30,
-  CU_TARGET_COMPUTE_32 = 32,
+  /** 0x20 */ CU_TARGET_COMPUTE_32 = 32,
   CU_TARGET_COMPUTE_35 = 35,
   CU_TARGET_COMPUTE_37 = 37,
   CU_TARGET_COMPUTE_50 = 50,
@@ -768,7 +768,7 @@ export declare enum CUjit_target {
   CU_TARGET_COMPUTE_87 = 87,
   CU_TARGET_COMPUTE_89 = 89,
   CU_TARGET_COMPUTE_90 = 90,
-  CU_TARGET_COMPUTE_90A = 65626,
+  /** since CUDA 12.5 */ CU_TARGET_COMPUTE_90A = 65626,
 }
 export type CUjit_target_enum = CUjit_target;
 export declare const CUjit_target_enum: typeof CUjit_target;
@@ -784,28 +784,28 @@ export declare enum CUlaunchAttributeID {
   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
   CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
-  CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
-  CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
-  CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
-  CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
-  CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
 }
 export type CUlaunchAttributeID_enum = CUlaunchAttributeID;
 export declare const CUlaunchAttributeID_enum: typeof CUlaunchAttributeID;
 
 /** `enum CUlaunchMemSyncDomain_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUlaunchMemSyncDomain {
-  CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
-  CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
+  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
 }
 export type CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain;
 export declare const CUlaunchMemSyncDomain_enum: typeof CUlaunchMemSyncDomain;
 
 /** `enum CUlibraryOption_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUlibraryOption {
-  CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
-  CU_LIBRARY_BINARY_IS_PRESERVED = 1,
-  CU_LIBRARY_NUM_OPTIONS = 2,
+  /** since CUDA 12.5 */ CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+  /** since CUDA 12.5 */ CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+  /** since CUDA 12.5 */ CU_LIBRARY_NUM_OPTIONS = 2,
 }
 export type CUlibraryOption_enum = CUlibraryOption;
 export declare const CUlibraryOption_enum: typeof CUlibraryOption;
@@ -819,9 +819,9 @@ export declare enum CUlimit {
   CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4,
   CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 5,
   CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
-  CU_LIMIT_SHMEM_SIZE = 7,
-  CU_LIMIT_CIG_ENABLED = 8,
-  CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
+  /** since CUDA 12.5 */ CU_LIMIT_SHMEM_SIZE = 7,
+  /** since CUDA 12.5 */ CU_LIMIT_CIG_ENABLED = 8,
+  /** since CUDA 12.5 */ CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
   CU_LIMIT_MAX = 10,
 }
 export type CUlimit_enum = CUlimit;
@@ -832,7 +832,7 @@ export declare enum CUmemAccess_flags {
   CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
   CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
   CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
-  CU_MEM_ACCESS_FLAGS_PROT_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_ACCESS_FLAGS_PROT_MAX = 2147483647,
 }
 export type CUmemAccess_flags_enum = CUmemAccess_flags;
 export declare const CUmemAccess_flags_enum: typeof CUmemAccess_flags;
@@ -859,8 +859,8 @@ export declare enum CUmemAllocationHandleType {
   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
   CU_MEM_HANDLE_TYPE_WIN32 = 2,
   CU_MEM_HANDLE_TYPE_WIN32_KMT = 4,
-  CU_MEM_HANDLE_TYPE_FABRIC = 8,
-  CU_MEM_HANDLE_TYPE_MAX = 2147483647,
+  /** since CUDA 12.5 */ CU_MEM_HANDLE_TYPE_FABRIC = 8,
+  /** 0x7fffffff */ CU_MEM_HANDLE_TYPE_MAX = 2147483647,
 }
 export type CUmemAllocationHandleType_enum = CUmemAllocationHandleType;
 export declare const CUmemAllocationHandleType_enum: typeof CUmemAllocationHandleType;
@@ -869,7 +869,7 @@ export declare const CUmemAllocationHandleType_enum: typeof CUmemAllocationHandl
 export declare enum CUmemAllocationType {
   CU_MEM_ALLOCATION_TYPE_INVALID = 0,
   CU_MEM_ALLOCATION_TYPE_PINNED = 1,
-  CU_MEM_ALLOCATION_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_ALLOCATION_TYPE_MAX = 2147483647,
 }
 export type CUmemAllocationType_enum = CUmemAllocationType;
 export declare const CUmemAllocationType_enum: typeof CUmemAllocationType;
@@ -894,10 +894,10 @@ export declare const CUmemHandleType_enum: typeof CUmemHandleType;
 export declare enum CUmemLocationType {
   CU_MEM_LOCATION_TYPE_INVALID = 0,
   CU_MEM_LOCATION_TYPE_DEVICE = 1,
-  CU_MEM_LOCATION_TYPE_HOST = 2,
-  CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
-  CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4,
-  CU_MEM_LOCATION_TYPE_MAX = 2147483647,
+  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST = 2,
+  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
+  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4,
+  /** 0x7fffffff */ CU_MEM_LOCATION_TYPE_MAX = 2147483647,
 }
 export type CUmemLocationType_enum = CUmemLocationType;
 export declare const CUmemLocationType_enum: typeof CUmemLocationType;
@@ -927,7 +927,7 @@ export declare const CUmemPool_attribute_enum: typeof CUmemPool_attribute;
 /** `enum CUmemRangeHandleType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUmemRangeHandleType {
   CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1,
-  CU_MEM_RANGE_HANDLE_TYPE_MAX = 2147483647,
+  /** 0x7fffffff */ CU_MEM_RANGE_HANDLE_TYPE_MAX = 2147483647,
 }
 export type CUmemRangeHandleType_enum = CUmemRangeHandleType;
 export declare const CUmemRangeHandleType_enum: typeof CUmemRangeHandleType;
@@ -950,10 +950,10 @@ export declare enum CUmem_range_attribute {
   CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
   CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
   CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4,
-  CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
-  CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
-  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
-  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8,
+  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
+  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
+  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8,
 }
 export type CUmem_range_attribute_enum = CUmem_range_attribute;
 export declare const CUmem_range_attribute_enum: typeof CUmem_range_attribute;
@@ -978,8 +978,8 @@ export declare const CUmoduleLoadingMode_enum: typeof CUmoduleLoadingMode;
 
 /** `enum CUmulticastGranularity_flags_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUmulticastGranularity_flags {
-  CU_MULTICAST_GRANULARITY_MINIMUM = 0,
-  CU_MULTICAST_GRANULARITY_RECOMMENDED = 1,
+  /** since CUDA 12.5 */ CU_MULTICAST_GRANULARITY_MINIMUM = 0,
+  /** since CUDA 12.5 */ CU_MULTICAST_GRANULARITY_RECOMMENDED = 1,
 }
 export type CUmulticastGranularity_flags_enum = CUmulticastGranularity_flags;
 export declare const CUmulticastGranularity_flags_enum: typeof CUmulticastGranularity_flags;
@@ -1017,7 +1017,7 @@ export declare enum CUpointer_attribute {
   CU_POINTER_ATTRIBUTE_MAPPED = 13,
   CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES = 14,
   CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE = 15,
-  CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
+  /** 0x10 */ CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
   CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
   CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
   CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
@@ -1044,7 +1044,7 @@ export declare enum CUresourceViewFormat {
   CU_RES_VIEW_FORMAT_UINT_1X32 = 13,
   CU_RES_VIEW_FORMAT_UINT_2X32 = 14,
   CU_RES_VIEW_FORMAT_UINT_4X32 = 15,
-  CU_RES_VIEW_FORMAT_SINT_1X32 = 16,
+  /** 0x10 */ CU_RES_VIEW_FORMAT_SINT_1X32 = 16,
   CU_RES_VIEW_FORMAT_SINT_2X32 = 17,
   CU_RES_VIEW_FORMAT_SINT_4X32 = 18,
   CU_RES_VIEW_FORMAT_FLOAT_1X16 = 19,
@@ -1059,8 +1059,8 @@ export declare enum CUresourceViewFormat {
   CU_RES_VIEW_FORMAT_UNSIGNED_BC4 = 28,
   CU_RES_VIEW_FORMAT_SIGNED_BC4 = 29,
   CU_RES_VIEW_FORMAT_UNSIGNED_BC5 = 30,
-  CU_RES_VIEW_FORMAT_SIGNED_BC5 = 31,
-  CU_RES_VIEW_FORMAT_UNSIGNED_BC6H = 32,
+  /** 0x1f */ CU_RES_VIEW_FORMAT_SIGNED_BC5 = 31,
+  /** 0x20 */ CU_RES_VIEW_FORMAT_UNSIGNED_BC6H = 32,
   CU_RES_VIEW_FORMAT_SIGNED_BC6H = 33,
   CU_RES_VIEW_FORMAT_UNSIGNED_BC7 = 34,
 }
@@ -1147,7 +1147,7 @@ export declare enum CUstreamWaitValue_flags {
   CU_STREAM_WAIT_VALUE_EQ = 1,
   CU_STREAM_WAIT_VALUE_AND = 2,
   CU_STREAM_WAIT_VALUE_NOR = 3,
-  CU_STREAM_WAIT_VALUE_FLUSH = 1073741824,
+  /** 0x40000000 */ CU_STREAM_WAIT_VALUE_FLUSH = 1073741824,
 }
 export type CUstreamWaitValue_flags_enum = CUstreamWaitValue_flags;
 export declare const CUstreamWaitValue_flags_enum: typeof CUstreamWaitValue_flags;
@@ -1180,56 +1180,56 @@ export declare const CUsynchronizationPolicy_enum: typeof CUsynchronizationPolic
 
 /** `enum CUtensorMapDataType_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUtensorMapDataType {
-  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
-  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
-  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
-  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
-  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
-  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
-  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
-  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
-  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
-  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
-  CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
-  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
-  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
 }
 export type CUtensorMapDataType_enum = CUtensorMapDataType;
 export declare const CUtensorMapDataType_enum: typeof CUtensorMapDataType;
 
 /** `enum CUtensorMapFloatOOBfill_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUtensorMapFloatOOBfill {
-  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
-  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
 }
 export type CUtensorMapFloatOOBfill_enum = CUtensorMapFloatOOBfill;
 export declare const CUtensorMapFloatOOBfill_enum: typeof CUtensorMapFloatOOBfill;
 
 /** `enum CUtensorMapInterleave_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUtensorMapInterleave {
-  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
-  CU_TENSOR_MAP_INTERLEAVE_16B = 1,
-  CU_TENSOR_MAP_INTERLEAVE_32B = 2,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_16B = 1,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_32B = 2,
 }
 export type CUtensorMapInterleave_enum = CUtensorMapInterleave;
 export declare const CUtensorMapInterleave_enum: typeof CUtensorMapInterleave;
 
 /** `enum CUtensorMapL2promotion_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUtensorMapL2promotion {
-  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
-  CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
-  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
-  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
 }
 export type CUtensorMapL2promotion_enum = CUtensorMapL2promotion;
 export declare const CUtensorMapL2promotion_enum: typeof CUtensorMapL2promotion;
 
 /** `enum CUtensorMapSwizzle_enum` · cuda.h · CUDA 12.6 */
 export declare enum CUtensorMapSwizzle {
-  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
-  CU_TENSOR_MAP_SWIZZLE_32B = 1,
-  CU_TENSOR_MAP_SWIZZLE_64B = 2,
-  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_128B = 3,
 }
 export type CUtensorMapSwizzle_enum = CUtensorMapSwizzle;
 export declare const CUtensorMapSwizzle_enum: typeof CUtensorMapSwizzle;
@@ -1307,7 +1307,7 @@ export declare enum CUresult {
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_JIT_COMPILATION_DISABLED = 223,
   CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY = 224,
-  CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
+  /** since CUDA 12.5 */ CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
   CUDA_ERROR_INVALID_SOURCE = 300,
   CUDA_ERROR_FILE_NOT_FOUND = 301,
   CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND = 302,
@@ -1315,7 +1315,7 @@ export declare enum CUresult {
   CUDA_ERROR_OPERATING_SYSTEM = 304,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_ILLEGAL_STATE = 401,
-  CUDA_ERROR_LOSSY_QUERY = 402,
+  /** since CUDA 12.5 */ CUDA_ERROR_LOSSY_QUERY = 402,
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -1348,8 +1348,8 @@ export declare enum CUresult {
   CUDA_ERROR_MPS_MAX_CLIENTS_REACHED = 808,
   CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED = 809,
   CUDA_ERROR_MPS_CLIENT_TERMINATED = 810,
-  CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
-  CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
+  /** since CUDA 12.5 */ CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
+  /** since CUDA 12.5 */ CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
   CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
   CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
@@ -1363,9 +1363,9 @@ export declare enum CUresult {
   CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910,
   CUDA_ERROR_EXTERNAL_DEVICE = 911,
   CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
-  CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
-  CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
-  CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
+  /** since CUDA 12.5 */ CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
+  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
+  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
   CUDA_ERROR_UNKNOWN = 999,
 }
 export type cudaError_enum = CUresult;
@@ -1891,802 +1891,1272 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct CUDA_ARRAY3D_DESCRIPTOR_st` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY3D_DESCRIPTOR_st {
+  /** `size_t` at byte 0 */
   Width: number;
+  /** `size_t` at byte 8 */
   Height: number;
+  /** `size_t` at byte 16 */
   Depth: number;
+  /** `CUarray_format` at byte 24 */
   Format: CUarray_format;
+  /** `unsigned int` at byte 28 */
   NumChannels: number;
+  /** `unsigned int` at byte 32 */
   Flags: number;
 }
 /** `struct CUDA_ARRAY_DESCRIPTOR_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_DESCRIPTOR_st {
+  /** `size_t` at byte 0 */
   Width: number;
+  /** `size_t` at byte 8 */
   Height: number;
+  /** `CUarray_format` at byte 16 */
   Format: CUarray_format;
+  /** `unsigned int` at byte 20 */
   NumChannels: number;
 }
 /** `struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+  /** `size_t` at byte 0 */
   size: number;
+  /** `size_t` at byte 8 */
   alignment: number;
+  /** `unsigned int [4]` at byte 16 */
   reserved: number[];
 }
 /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st` · 48 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_SPARSE_PROPERTIES_st {
+  /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent` at byte 0 */
   tileExtent: CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent;
+  /** `unsigned int` at byte 12 */
   miptailFirstLevel: number;
+  /** `unsigned long long` at byte 16 */
   miptailSize: number | bigint;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `unsigned int [4]` at byte 28 */
   reserved: number[];
 }
 /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent` · 12 bytes, align 4 · cuda.h */
 export interface CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent {
+  /** `unsigned int` at byte 0 */
   width: number;
+  /** `unsigned int` at byte 4 */
   height: number;
+  /** `unsigned int` at byte 8 */
   depth: number;
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+  /** `CUcontext` at byte 0 · since CUDA 12.5 */
   ctx: CUcontext;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   count: number;
+  /** `CUstreamBatchMemOpParams *` at byte 16 · since CUDA 12.5 */
   paramArray: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   flags: number;
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
+  /** `CUcontext` at byte 0 · since CUDA 12.5 */
   ctx: CUcontext;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   count: number;
+  /** `CUstreamBatchMemOpParams *` at byte 16 · since CUDA 12.5 */
   paramArray: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   flags: number;
 }
 /** `struct CUDA_CHILD_GRAPH_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+  /** `CUgraph` at byte 0 · since CUDA 12.5 */
   graph: CUgraph;
 }
 /** `struct CUDA_CONDITIONAL_NODE_PARAMS` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_CONDITIONAL_NODE_PARAMS {
+  /** `CUgraphConditionalHandle` at byte 0 · since CUDA 12.5 */
   handle: number | bigint;
+  /** `CUgraphConditionalNodeType` at byte 8 · since CUDA 12.5 */
   type: CUgraphConditionalNodeType;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   size: number;
+  /** `CUgraph *` at byte 16 · since CUDA 12.5 */
   phGraph_out: number;
+  /** `CUcontext` at byte 24 · since CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_EVENT_RECORD_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EVENT_RECORD_NODE_PARAMS_st {
+  /** `CUevent` at byte 0 · since CUDA 12.5 */
   event: CUevent;
 }
 /** `struct CUDA_EVENT_WAIT_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EVENT_WAIT_NODE_PARAMS_st {
+  /** `CUevent` at byte 0 · since CUDA 12.5 */
   event: CUevent;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` · 88 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `unsigned long long` at byte 8 */
   size: number | bigint;
+  /** `unsigned int` at byte 16 */
   flags: number;
+  /** `unsigned int [16]` at byte 20 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` · 104 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+  /** `CUexternalMemoryHandleType` at byte 0 */
   type: CUexternalMemoryHandleType;
+  /** `union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle` at byte 8 */
   handle: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle;
+  /** `unsigned long long` at byte 24 */
   size: number | bigint;
+  /** `unsigned int` at byte 32 */
   flags: number;
+  /** `unsigned int [16]` at byte 36 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+  /** `unsigned long long` at byte 0 */
   offset: number | bigint;
+  /** `CUDA_ARRAY3D_DESCRIPTOR` at byte 8 */
   arrayDesc: CUDA_ARRAY3D_DESCRIPTOR_st;
+  /** `unsigned int` at byte 48 */
   numLevels: number;
+  /** `unsigned int [16]` at byte 52 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` · 96 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
+  /** `CUexternalSemaphoreHandleType` at byte 0 */
   type: CUexternalSemaphoreHandleType;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle` at byte 8 */
   handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `unsigned int [16]` at byte 28 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32 {
+  /** `void *` at byte 0 */
   handle: number;
+  /** `const void *` at byte 8 */
   name: number;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params` at byte 0 */
   params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence` at byte 0 */
   fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync` at byte 8 */
   nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex` at byte 16 */
   keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex;
+  /** `unsigned int [12]` at byte 24 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params` at byte 0 */
   params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params;
+  /** `unsigned int` at byte 72 */
   flags: number;
+  /** `unsigned int [16]` at byte 76 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params {
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence` at byte 0 */
   fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence;
+  /** `union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync` at byte 8 */
   nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex` at byte 16 */
   keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex;
+  /** `unsigned int [10]` at byte 32 */
   reserved: number[];
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence {
+  /** `unsigned long long` at byte 0 */
   value: number | bigint;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex {
+  /** `unsigned long long` at byte 0 */
   key: number | bigint;
+  /** `unsigned int` at byte 8 */
   timeoutMs: number;
 }
 /** `struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+  /** `CUexternalSemaphore *` at byte 0 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
+  /** `CUexternalSemaphore *` at byte 0 · since CUDA 12.5 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *` at byte 8 · since CUDA 12.5 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+  /** `CUexternalSemaphore *` at byte 0 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *` at byte 8 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 */
   numExtSems: number;
 }
 /** `struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
+  /** `CUexternalSemaphore *` at byte 0 · since CUDA 12.5 */
   extSemArray: number;
+  /** `const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *` at byte 8 · since CUDA 12.5 */
   paramsArray: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct CUDA_GRAPH_INSTANTIATE_PARAMS_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+  /** `cuuint64_t` at byte 0 · since CUDA 12.5 */
   flags: number | bigint;
+  /** `CUstream` at byte 8 · since CUDA 12.5 */
   hUploadStream: CUstream;
+  /** `CUgraphNode` at byte 16 · since CUDA 12.5 */
   hErrNode_out: CUgraphNode;
+  /** `CUgraphInstantiateResult` at byte 24 · since CUDA 12.5 */
   result_out: CUgraphInstantiateResult;
 }
 /** `struct CUDA_HOST_NODE_PARAMS_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_HOST_NODE_PARAMS_st {
+  /** `CUhostFn` at byte 0 */
   fn: number;
+  /** `void *` at byte 8 */
   userData: number;
 }
 /** `struct CUDA_HOST_NODE_PARAMS_v2_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_HOST_NODE_PARAMS_v2_st {
+  /** `CUhostFn` at byte 0 · since CUDA 12.5 */
   fn: number;
+  /** `void *` at byte 8 · since CUDA 12.5 */
   userData: number;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_st` · 56 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_st {
+  /** `CUfunction` at byte 0 */
   func: CUfunction;
+  /** `unsigned int` at byte 8 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 */
   sharedMemBytes: number;
+  /** `void **` at byte 40 */
   kernelParams: number;
+  /** `void **` at byte 48 */
   extra: number;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_v2_st` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_v2_st {
+  /** `CUfunction` at byte 0 · since CUDA 12.5 */
   func: CUfunction;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   sharedMemBytes: number;
+  /** `void **` at byte 40 · since CUDA 12.5 */
   kernelParams: number;
+  /** `void **` at byte 48 · since CUDA 12.5 */
   extra: number;
+  /** `CUkernel` at byte 56 · since CUDA 12.5 */
   kern: CUkernel;
+  /** `CUcontext` at byte 64 · since CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_v3_st` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_v3_st {
+  /** `CUfunction` at byte 0 · since CUDA 12.5 */
   func: CUfunction;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   sharedMemBytes: number;
+  /** `void **` at byte 40 · since CUDA 12.5 */
   kernelParams: number;
+  /** `void **` at byte 48 · since CUDA 12.5 */
   extra: number;
+  /** `CUkernel` at byte 56 · since CUDA 12.5 */
   kern: CUkernel;
+  /** `CUcontext` at byte 64 · since CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_LAUNCH_PARAMS_st` · 56 bytes, align 8 · cuda.h */
 export interface CUDA_LAUNCH_PARAMS_st {
+  /** `CUfunction` at byte 0 */
   function: CUfunction;
+  /** `unsigned int` at byte 8 */
   gridDimX: number;
+  /** `unsigned int` at byte 12 */
   gridDimY: number;
+  /** `unsigned int` at byte 16 */
   gridDimZ: number;
+  /** `unsigned int` at byte 20 */
   blockDimX: number;
+  /** `unsigned int` at byte 24 */
   blockDimY: number;
+  /** `unsigned int` at byte 28 */
   blockDimZ: number;
+  /** `unsigned int` at byte 32 */
   sharedMemBytes: number;
+  /** `CUstream` at byte 40 */
   hStream: CUstream;
+  /** `void **` at byte 48 */
   kernelParams: number;
 }
 /** `struct CUDA_MEMCPY2D_st` · 128 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY2D_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `CUmemorytype` at byte 16 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 24 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 32 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 40 */
   srcArray: CUarray;
+  /** `size_t` at byte 48 */
   srcPitch: number;
+  /** `size_t` at byte 56 */
   dstXInBytes: number;
+  /** `size_t` at byte 64 */
   dstY: number;
+  /** `CUmemorytype` at byte 72 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 80 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 88 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 96 */
   dstArray: CUarray;
+  /** `size_t` at byte 104 */
   dstPitch: number;
+  /** `size_t` at byte 112 */
   WidthInBytes: number;
+  /** `size_t` at byte 120 */
   Height: number;
 }
 /** `struct CUDA_MEMCPY3D_PEER_st` · 200 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY3D_PEER_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `size_t` at byte 16 */
   srcZ: number;
+  /** `size_t` at byte 24 */
   srcLOD: number;
+  /** `CUmemorytype` at byte 32 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 40 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 48 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 56 */
   srcArray: CUarray;
+  /** `CUcontext` at byte 64 */
   srcContext: CUcontext;
+  /** `size_t` at byte 72 */
   srcPitch: number;
+  /** `size_t` at byte 80 */
   srcHeight: number;
+  /** `size_t` at byte 88 */
   dstXInBytes: number;
+  /** `size_t` at byte 96 */
   dstY: number;
+  /** `size_t` at byte 104 */
   dstZ: number;
+  /** `size_t` at byte 112 */
   dstLOD: number;
+  /** `CUmemorytype` at byte 120 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 128 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 136 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 144 */
   dstArray: CUarray;
+  /** `CUcontext` at byte 152 */
   dstContext: CUcontext;
+  /** `size_t` at byte 160 */
   dstPitch: number;
+  /** `size_t` at byte 168 */
   dstHeight: number;
+  /** `size_t` at byte 176 */
   WidthInBytes: number;
+  /** `size_t` at byte 184 */
   Height: number;
+  /** `size_t` at byte 192 */
   Depth: number;
 }
 /** `struct CUDA_MEMCPY3D_st` · 200 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY3D_st {
+  /** `size_t` at byte 0 */
   srcXInBytes: number;
+  /** `size_t` at byte 8 */
   srcY: number;
+  /** `size_t` at byte 16 */
   srcZ: number;
+  /** `size_t` at byte 24 */
   srcLOD: number;
+  /** `CUmemorytype` at byte 32 */
   srcMemoryType: CUmemorytype;
+  /** `const void *` at byte 40 */
   srcHost: number;
+  /** `CUdeviceptr` at byte 48 */
   srcDevice: CUdeviceptr;
+  /** `CUarray` at byte 56 */
   srcArray: CUarray;
+  /** `void *` at byte 64 */
   reserved0: number;
+  /** `size_t` at byte 72 */
   srcPitch: number;
+  /** `size_t` at byte 80 */
   srcHeight: number;
+  /** `size_t` at byte 88 */
   dstXInBytes: number;
+  /** `size_t` at byte 96 */
   dstY: number;
+  /** `size_t` at byte 104 */
   dstZ: number;
+  /** `size_t` at byte 112 */
   dstLOD: number;
+  /** `CUmemorytype` at byte 120 */
   dstMemoryType: CUmemorytype;
+  /** `void *` at byte 128 */
   dstHost: number;
+  /** `CUdeviceptr` at byte 136 */
   dstDevice: CUdeviceptr;
+  /** `CUarray` at byte 144 */
   dstArray: CUarray;
+  /** `void *` at byte 152 */
   reserved1: number;
+  /** `size_t` at byte 160 */
   dstPitch: number;
+  /** `size_t` at byte 168 */
   dstHeight: number;
+  /** `size_t` at byte 176 */
   WidthInBytes: number;
+  /** `size_t` at byte 184 */
   Height: number;
+  /** `size_t` at byte 192 */
   Depth: number;
 }
 /** `struct CUDA_MEMCPY_NODE_PARAMS_st` · 216 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY_NODE_PARAMS_st {
+  /** `int` at byte 0 · since CUDA 12.5 */
   flags: number;
+  /** `int` at byte 4 · since CUDA 12.5 */
   reserved: number;
+  /** `CUcontext` at byte 8 · since CUDA 12.5 */
   copyCtx: CUcontext;
+  /** `CUDA_MEMCPY3D` at byte 16 · since CUDA 12.5 */
   copyParams: CUDA_MEMCPY3D_st;
 }
 /** `struct CUDA_MEMSET_NODE_PARAMS_st` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_MEMSET_NODE_PARAMS_st {
+  /** `CUdeviceptr` at byte 0 */
   dst: CUdeviceptr;
+  /** `size_t` at byte 8 */
   pitch: number;
+  /** `unsigned int` at byte 16 */
   value: number;
+  /** `unsigned int` at byte 20 */
   elementSize: number;
+  /** `size_t` at byte 24 */
   width: number;
+  /** `size_t` at byte 32 */
   height: number;
 }
 /** `struct CUDA_MEMSET_NODE_PARAMS_v2_st` · 48 bytes, align 8 · cuda.h */
 export interface CUDA_MEMSET_NODE_PARAMS_v2_st {
+  /** `CUdeviceptr` at byte 0 · since CUDA 12.5 */
   dst: CUdeviceptr;
+  /** `size_t` at byte 8 · since CUDA 12.5 */
   pitch: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   value: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   elementSize: number;
+  /** `size_t` at byte 24 · since CUDA 12.5 */
   width: number;
+  /** `size_t` at byte 32 · since CUDA 12.5 */
   height: number;
+  /** `CUcontext` at byte 40 · since CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+  /** `CUmemPoolProps` at byte 0 · since CUDA 12.5 */
   poolProps: CUmemPoolProps_st;
+  /** `const CUmemAccessDesc *` at byte 88 · since CUDA 12.5 */
   accessDescs: number;
+  /** `size_t` at byte 96 · since CUDA 12.5 */
   accessDescCount: number;
+  /** `size_t` at byte 104 · since CUDA 12.5 */
   bytesize: number;
+  /** `CUdeviceptr` at byte 112 · since CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+  /** `CUmemPoolProps` at byte 0 · since CUDA 12.5 */
   poolProps: CUmemPoolProps_st;
+  /** `const CUmemAccessDesc *` at byte 88 · since CUDA 12.5 */
   accessDescs: number;
+  /** `size_t` at byte 96 · since CUDA 12.5 */
   accessDescCount: number;
+  /** `size_t` at byte 104 · since CUDA 12.5 */
   bytesize: number;
+  /** `CUdeviceptr` at byte 112 · since CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_MEM_FREE_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_FREE_NODE_PARAMS_st {
+  /** `CUdeviceptr` at byte 0 · since CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
+  /** `unsigned long long` at byte 0 */
   p2pToken: number | bigint;
+  /** `unsigned int` at byte 8 */
   vaSpaceToken: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st {
+  /** `CUresourcetype` at byte 0 */
   resType: CUresourcetype;
+  /** `union CUDA_RESOURCE_DESC_st_res` at byte 8 */
   res: CUDA_RESOURCE_DESC_st_res;
+  /** `unsigned int` at byte 136 */
   flags: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_array` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_array {
+  /** `CUarray` at byte 0 */
   hArray: CUarray;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_linear` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_linear {
+  /** `CUdeviceptr` at byte 0 */
   devPtr: CUdeviceptr;
+  /** `CUarray_format` at byte 8 */
   format: CUarray_format;
+  /** `unsigned int` at byte 12 */
   numChannels: number;
+  /** `size_t` at byte 16 */
   sizeInBytes: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_mipmap` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_mipmap {
+  /** `CUmipmappedArray` at byte 0 */
   hMipmappedArray: CUmipmappedArray;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_pitch2D` · 40 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_pitch2D {
+  /** `CUdeviceptr` at byte 0 */
   devPtr: CUdeviceptr;
+  /** `CUarray_format` at byte 8 */
   format: CUarray_format;
+  /** `unsigned int` at byte 12 */
   numChannels: number;
+  /** `size_t` at byte 16 */
   width: number;
+  /** `size_t` at byte 24 */
   height: number;
+  /** `size_t` at byte 32 */
   pitchInBytes: number;
 }
 /** `struct CUDA_RESOURCE_DESC_st_res_reserved` · 128 bytes, align 4 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res_reserved {
+  /** `int [32]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUDA_RESOURCE_VIEW_DESC_st` · 112 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_VIEW_DESC_st {
+  /** `CUresourceViewFormat` at byte 0 */
   format: CUresourceViewFormat;
+  /** `size_t` at byte 8 */
   width: number;
+  /** `size_t` at byte 16 */
   height: number;
+  /** `size_t` at byte 24 */
   depth: number;
+  /** `unsigned int` at byte 32 */
   firstMipmapLevel: number;
+  /** `unsigned int` at byte 36 */
   lastMipmapLevel: number;
+  /** `unsigned int` at byte 40 */
   firstLayer: number;
+  /** `unsigned int` at byte 44 */
   lastLayer: number;
+  /** `unsigned int [16]` at byte 48 */
   reserved: number[];
 }
 /** `struct CUDA_TEXTURE_DESC_st` · 104 bytes, align 4 · cuda.h */
 export interface CUDA_TEXTURE_DESC_st {
+  /** `CUaddress_mode [3]` at byte 0 */
   addressMode: CUaddress_mode[];
+  /** `CUfilter_mode` at byte 12 */
   filterMode: CUfilter_mode;
+  /** `unsigned int` at byte 16 */
   flags: number;
+  /** `unsigned int` at byte 20 */
   maxAnisotropy: number;
+  /** `CUfilter_mode` at byte 24 */
   mipmapFilterMode: CUfilter_mode;
+  /** `float` at byte 28 */
   mipmapLevelBias: number;
+  /** `float` at byte 32 */
   minMipmapLevelClamp: number;
+  /** `float` at byte 36 */
   maxMipmapLevelClamp: number;
+  /** `float [4]` at byte 40 */
   borderColor: number[];
+  /** `int [12]` at byte 56 */
   reserved: number[];
 }
 /** `struct CUaccessPolicyWindow_st` · 32 bytes, align 8 · cuda.h */
 export interface CUaccessPolicyWindow_st {
+  /** `void *` at byte 0 */
   base_ptr: number;
+  /** `size_t` at byte 8 */
   num_bytes: number;
+  /** `float` at byte 16 */
   hitRatio: number;
+  /** `CUaccessProperty` at byte 20 */
   hitProp: CUaccessProperty;
+  /** `CUaccessProperty` at byte 24 */
   missProp: CUaccessProperty;
 }
 /** `struct CUarrayMapInfo_st` · 96 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st {
+  /** `CUresourcetype` at byte 0 */
   resourceType: CUresourcetype;
+  /** `union CUarrayMapInfo_st_resource` at byte 8 */
   resource: CUarrayMapInfo_st_resource;
+  /** `CUarraySparseSubresourceType` at byte 16 */
   subresourceType: CUarraySparseSubresourceType;
+  /** `union CUarrayMapInfo_st_subresource` at byte 24 */
   subresource: CUarrayMapInfo_st_subresource;
+  /** `CUmemOperationType` at byte 56 */
   memOperationType: CUmemOperationType;
+  /** `CUmemHandleType` at byte 60 */
   memHandleType: CUmemHandleType;
+  /** `union CUarrayMapInfo_st_memHandle` at byte 64 */
   memHandle: CUarrayMapInfo_st_memHandle;
+  /** `unsigned long long` at byte 72 */
   offset: number | bigint;
+  /** `unsigned int` at byte 80 */
   deviceBitMask: number;
+  /** `unsigned int` at byte 84 */
   flags: number;
+  /** `unsigned int [2]` at byte 88 */
   reserved: number[];
 }
 /** `struct CUarrayMapInfo_st_subresource_miptail` · 24 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_subresource_miptail {
+  /** `unsigned int` at byte 0 */
   layer: number;
+  /** `unsigned long long` at byte 8 */
   offset: number | bigint;
+  /** `unsigned long long` at byte 16 */
   size: number | bigint;
 }
 /** `struct CUarrayMapInfo_st_subresource_sparseLevel` · 32 bytes, align 4 · cuda.h */
 export interface CUarrayMapInfo_st_subresource_sparseLevel {
+  /** `unsigned int` at byte 0 */
   level: number;
+  /** `unsigned int` at byte 4 */
   layer: number;
+  /** `unsigned int` at byte 8 */
   offsetX: number;
+  /** `unsigned int` at byte 12 */
   offsetY: number;
+  /** `unsigned int` at byte 16 */
   offsetZ: number;
+  /** `unsigned int` at byte 20 */
   extentWidth: number;
+  /** `unsigned int` at byte 24 */
   extentHeight: number;
+  /** `unsigned int` at byte 28 */
   extentDepth: number;
 }
 /** `struct CUasyncNotificationInfo_st` · 16 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st {
+  /** `CUasyncNotificationType` at byte 0 · since CUDA 12.5 */
   type: CUasyncNotificationType;
+  /** `union CUasyncNotificationInfo_st_info` at byte 8 · since CUDA 12.5 */
   info: CUasyncNotificationInfo_st_info;
 }
 /** `struct CUasyncNotificationInfo_st_info_overBudget` · 8 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st_info_overBudget {
+  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
   bytesOverBudget: number | bigint;
 }
 /** `struct CUctxCigParam_st` · 16 bytes, align 8 · cuda.h */
 export interface CUctxCigParam_st {
+  /** `CUcigDataType` at byte 0 · since CUDA 12.5 */
   sharedDataType: CUcigDataType;
+  /** `void *` at byte 8 · since CUDA 12.5 */
   sharedData: number;
 }
 /** `struct CUctxCreateParams_st` · 24 bytes, align 8 · cuda.h */
 export interface CUctxCreateParams_st {
+  /** `CUexecAffinityParam *` at byte 0 · since CUDA 12.5 */
   execAffinityParams: number;
+  /** `int` at byte 8 · since CUDA 12.5 */
   numExecAffinityParams: number;
+  /** `CUctxCigParam *` at byte 16 · since CUDA 12.5 */
   cigParams: number;
 }
 /** `struct CUdevResource_st` · 144 bytes, align 4 · cuda.h */
 export interface CUdevResource_st {
+  /** `CUdevResourceType` at byte 0 · since CUDA 12.5 */
   type: CUdevResourceType;
+  /** `unsigned char [92]` at byte 4 · since CUDA 12.5 */
   _internal_padding: number[];
+  /** `union CUdevResource_st_anon2` at byte 96 · since CUDA 12.5 */
   anon2: CUdevResource_st_anon2;
 }
 /** `struct CUdevSmResource_st` · 4 bytes, align 4 · cuda.h */
 export interface CUdevSmResource_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   smCount: number;
 }
 /** `struct CUdevprop_st` · 56 bytes, align 4 · cuda.h */
 export interface CUdevprop_st {
+  /** `int` at byte 0 */
   maxThreadsPerBlock: number;
+  /** `int [3]` at byte 4 */
   maxThreadsDim: number[];
+  /** `int [3]` at byte 16 */
   maxGridSize: number[];
+  /** `int` at byte 28 */
   sharedMemPerBlock: number;
+  /** `int` at byte 32 */
   totalConstantMemory: number;
+  /** `int` at byte 36 */
   SIMDWidth: number;
+  /** `int` at byte 40 */
   memPitch: number;
+  /** `int` at byte 44 */
   regsPerBlock: number;
+  /** `int` at byte 48 */
   clockRate: number;
+  /** `int` at byte 52 */
   textureAlign: number;
 }
 /** `struct CUexecAffinityParam_st` · 8 bytes, align 4 · cuda.h */
 export interface CUexecAffinityParam_st {
+  /** `CUexecAffinityType` at byte 0 */
   type: CUexecAffinityType;
+  /** `union CUexecAffinityParam_st_param` at byte 4 */
   param: CUexecAffinityParam_st_param;
 }
 /** `struct CUexecAffinitySmCount_st` · 4 bytes, align 4 · cuda.h */
 export interface CUexecAffinitySmCount_st {
+  /** `unsigned int` at byte 0 */
   val: number;
 }
 /** `struct CUgraphEdgeData_st` · 8 bytes, align 1 · cuda.h */
 export interface CUgraphEdgeData_st {
+  /** `unsigned char` at byte 0 · since CUDA 12.5 */
   from_port: number;
+  /** `unsigned char` at byte 1 · since CUDA 12.5 */
   to_port: number;
+  /** `unsigned char` at byte 2 · since CUDA 12.5 */
   type: number;
+  /** `unsigned char [5]` at byte 3 · since CUDA 12.5 */
   reserved: number[];
 }
 /** `struct CUgraphExecUpdateResultInfo_st` · 24 bytes, align 8 · cuda.h */
 export interface CUgraphExecUpdateResultInfo_st {
+  /** `CUgraphExecUpdateResult` at byte 0 · since CUDA 12.5 */
   result: CUgraphExecUpdateResult;
+  /** `CUgraphNode` at byte 8 · since CUDA 12.5 */
   errorNode: CUgraphNode;
+  /** `CUgraphNode` at byte 16 · since CUDA 12.5 */
   errorFromNode: CUgraphNode;
 }
 /** `struct CUgraphNodeParams_st` · 256 bytes, align 8 · cuda.h */
 export interface CUgraphNodeParams_st {
+  /** `CUgraphNodeType` at byte 0 · since CUDA 12.5 */
   type: CUgraphNodeType;
+  /** `int [3]` at byte 4 · since CUDA 12.5 */
   reserved0: number[];
+  /** `union CUgraphNodeParams_st_anon2` at byte 16 · since CUDA 12.5 */
   anon2: CUgraphNodeParams_st_anon2;
+  /** `long long` at byte 248 · since CUDA 12.5 */
   reserved2: number | bigint;
 }
 /** `struct CUipcEventHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUipcEventHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUipcMemHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUipcMemHandle_st {
+  /** `char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUlaunchAttributeValue_union_clusterDim` · 12 bytes, align 4 · cuda.h */
 export interface CUlaunchAttributeValue_union_clusterDim {
+  /** `unsigned int` at byte 0 */
   x: number;
+  /** `unsigned int` at byte 4 */
   y: number;
+  /** `unsigned int` at byte 8 */
   z: number;
 }
 /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
+  /** `int` at byte 0 · since CUDA 12.5 */
   deviceUpdatable: number;
+  /** `CUgraphDeviceNode` at byte 8 · since CUDA 12.5 */
   devNode: CUgraphDeviceNode;
 }
 /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_launchCompletionEvent {
+  /** `CUevent` at byte 0 · since CUDA 12.5 */
   event: CUevent;
+  /** `int` at byte 8 · since CUDA 12.5 */
   flags: number;
 }
 /** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_programmaticEvent {
+  /** `CUevent` at byte 0 */
   event: CUevent;
+  /** `int` at byte 8 */
   flags: number;
+  /** `int` at byte 12 */
   triggerAtBlockStart: number;
 }
 /** `struct CUlaunchAttribute_st` · 72 bytes, align 8 · cuda.h */
 export interface CUlaunchAttribute_st {
+  /** `CUlaunchAttributeID` at byte 0 */
   id: CUlaunchAttributeID;
+  /** `char [4]` at byte 4 */
   pad: number[];
+  /** `CUlaunchAttributeValue` at byte 8 */
   value: CUlaunchAttributeValue_union;
 }
 /** `struct CUlaunchConfig_st` · 56 bytes, align 8 · cuda.h */
 export interface CUlaunchConfig_st {
+  /** `unsigned int` at byte 0 */
   gridDimX: number;
+  /** `unsigned int` at byte 4 */
   gridDimY: number;
+  /** `unsigned int` at byte 8 */
   gridDimZ: number;
+  /** `unsigned int` at byte 12 */
   blockDimX: number;
+  /** `unsigned int` at byte 16 */
   blockDimY: number;
+  /** `unsigned int` at byte 20 */
   blockDimZ: number;
+  /** `unsigned int` at byte 24 */
   sharedMemBytes: number;
+  /** `CUstream` at byte 32 */
   hStream: CUstream;
+  /** `CUlaunchAttribute *` at byte 40 */
   attrs: number;
+  /** `unsigned int` at byte 48 */
   numAttrs: number;
 }
 /** `struct CUlaunchMemSyncDomainMap_st` · 2 bytes, align 1 · cuda.h */
 export interface CUlaunchMemSyncDomainMap_st {
+  /** `unsigned char` at byte 0 · since CUDA 12.5 */
   default_: number;
+  /** `unsigned char` at byte 1 · since CUDA 12.5 */
   remote: number;
 }
 /** `struct CUlibraryHostUniversalFunctionAndDataTable_st` · 32 bytes, align 8 · cuda.h */
 export interface CUlibraryHostUniversalFunctionAndDataTable_st {
+  /** `void *` at byte 0 · since CUDA 12.5 */
   functionTable: number;
+  /** `size_t` at byte 8 · since CUDA 12.5 */
   functionWindowSize: number;
+  /** `void *` at byte 16 · since CUDA 12.5 */
   dataTable: number;
+  /** `size_t` at byte 24 · since CUDA 12.5 */
   dataWindowSize: number;
 }
 /** `struct CUmemAccessDesc_st` · 12 bytes, align 4 · cuda.h */
 export interface CUmemAccessDesc_st {
+  /** `CUmemLocation` at byte 0 */
   location: CUmemLocation_st;
+  /** `CUmemAccess_flags` at byte 8 */
   flags: CUmemAccess_flags;
 }
 /** `struct CUmemAllocationProp_st` · 32 bytes, align 8 · cuda.h */
 export interface CUmemAllocationProp_st {
+  /** `CUmemAllocationType` at byte 0 */
   type: CUmemAllocationType;
+  /** `CUmemAllocationHandleType` at byte 4 */
   requestedHandleTypes: CUmemAllocationHandleType;
+  /** `CUmemLocation` at byte 8 */
   location: CUmemLocation_st;
+  /** `void *` at byte 16 */
   win32HandleMetaData: number;
+  /** `struct CUmemAllocationProp_st_allocFlags` at byte 24 */
   allocFlags: CUmemAllocationProp_st_allocFlags;
 }
 /** `struct CUmemAllocationProp_st_allocFlags` · 8 bytes, align 2 · cuda.h */
 export interface CUmemAllocationProp_st_allocFlags {
+  /** `unsigned char` at byte 0 */
   compressionType: number;
+  /** `unsigned char` at byte 1 */
   gpuDirectRDMACapable: number;
+  /** `unsigned short` at byte 2 */
   usage: number;
+  /** `unsigned char [4]` at byte 4 */
   reserved: number[];
 }
 /** `struct CUmemFabricHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUmemFabricHandle_st {
+  /** `unsigned char [64]` at byte 0 · since CUDA 12.5 */
   data: number[];
 }
 /** `struct CUmemLocation_st` · 8 bytes, align 4 · cuda.h */
 export interface CUmemLocation_st {
+  /** `CUmemLocationType` at byte 0 */
   type: CUmemLocationType;
+  /** `int` at byte 4 */
   id: number;
 }
 /** `struct CUmemPoolProps_st` · 88 bytes, align 8 · cuda.h */
 export interface CUmemPoolProps_st {
+  /** `CUmemAllocationType` at byte 0 */
   allocType: CUmemAllocationType;
+  /** `CUmemAllocationHandleType` at byte 4 */
   handleTypes: CUmemAllocationHandleType;
+  /** `CUmemLocation` at byte 8 */
   location: CUmemLocation_st;
+  /** `void *` at byte 16 */
   win32SecurityAttributes: number;
+  /** `size_t` at byte 24 · since CUDA 12.5 */
   maxSize: number;
+  /** `unsigned short` at byte 32 · since CUDA 12.6 */
   usage: number;
+  /** `unsigned char [54]` at byte 34 */
   reserved: number[];
 }
 /** `struct CUmemPoolPtrExportData_st` · 64 bytes, align 1 · cuda.h */
 export interface CUmemPoolPtrExportData_st {
+  /** `unsigned char [64]` at byte 0 */
   reserved: number[];
 }
 /** `struct CUmulticastObjectProp_st` · 32 bytes, align 8 · cuda.h */
 export interface CUmulticastObjectProp_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   numDevices: number;
+  /** `size_t` at byte 8 · since CUDA 12.5 */
   size: number;
+  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
   handleTypes: number | bigint;
+  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
   flags: number | bigint;
 }
 /** `struct CUstreamMemOpFlushRemoteWritesParams_st` · 8 bytes, align 4 · cuda.h */
 export interface CUstreamMemOpFlushRemoteWritesParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `unsigned int` at byte 4 */
   flags: number;
 }
 /** `struct CUstreamMemOpMemoryBarrierParams_st` · 8 bytes, align 4 · cuda.h */
 export interface CUstreamMemOpMemoryBarrierParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `unsigned int` at byte 4 */
   flags: number;
 }
 /** `struct CUstreamMemOpWaitValueParams_st` · 40 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWaitValueParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `CUdeviceptr` at byte 8 */
   address: CUdeviceptr;
+  /** `union CUstreamMemOpWaitValueParams_st_anon2` at byte 16 */
   anon2: CUstreamMemOpWaitValueParams_st_anon2;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `CUdeviceptr` at byte 32 */
   alias: CUdeviceptr;
 }
 /** `struct CUstreamMemOpWriteValueParams_st` · 40 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWriteValueParams_st {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `CUdeviceptr` at byte 8 */
   address: CUdeviceptr;
+  /** `union CUstreamMemOpWriteValueParams_st_anon2` at byte 16 */
   anon2: CUstreamMemOpWriteValueParams_st_anon2;
+  /** `unsigned int` at byte 24 */
   flags: number;
+  /** `CUdeviceptr` at byte 32 */
   alias: CUdeviceptr;
 }
 /** `struct CUtensorMap_st` · 128 bytes, align 64 · cuda.h */
 export interface CUtensorMap_st {
+  /** `cuuint64_t [16]` at byte 0 · since CUDA 12.5 */
   opaque: number | bigint[];
 }
 /** `struct CUuuid_st` · 16 bytes, align 1 · cuda.h */
 export interface CUuuid_st {
+  /** `char [16]` at byte 0 */
   bytes: number[];
 }
 /** `union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32` at byte 0 */
   win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciBufObject: number;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle {
+  /** `int` at byte 0 */
   fd: number;
+  /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32` at byte 0 */
   win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32;
+  /** `const void *` at byte 0 */
   nvSciSyncObj: number;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync {
+  /** `void *` at byte 0 */
   fence: number;
+  /** `unsigned long long` at byte 0 */
   reserved: number | bigint;
 }
 /** `union CUDA_RESOURCE_DESC_st_res` · 128 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st_res {
+  /** `struct CUDA_RESOURCE_DESC_st_res_array` at byte 0 */
   array: CUDA_RESOURCE_DESC_st_res_array;
+  /** `struct CUDA_RESOURCE_DESC_st_res_mipmap` at byte 0 */
   mipmap: CUDA_RESOURCE_DESC_st_res_mipmap;
+  /** `struct CUDA_RESOURCE_DESC_st_res_linear` at byte 0 */
   linear: CUDA_RESOURCE_DESC_st_res_linear;
+  /** `struct CUDA_RESOURCE_DESC_st_res_pitch2D` at byte 0 */
   pitch2D: CUDA_RESOURCE_DESC_st_res_pitch2D;
+  /** `struct CUDA_RESOURCE_DESC_st_res_reserved` at byte 0 */
   reserved: CUDA_RESOURCE_DESC_st_res_reserved;
 }
 /** `union CUarrayMapInfo_st_memHandle` · 8 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_memHandle {
+  /** `CUmemGenericAllocationHandle` at byte 0 */
   memHandle: number | bigint;
 }
 /** `union CUarrayMapInfo_st_resource` · 8 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_resource {
+  /** `CUmipmappedArray` at byte 0 */
   mipmap: CUmipmappedArray;
+  /** `CUarray` at byte 0 */
   array: CUarray;
 }
 /** `union CUarrayMapInfo_st_subresource` · 32 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st_subresource {
+  /** `struct CUarrayMapInfo_st_subresource_sparseLevel` at byte 0 */
   sparseLevel: CUarrayMapInfo_st_subresource_sparseLevel;
+  /** `struct CUarrayMapInfo_st_subresource_miptail` at byte 0 */
   miptail: CUarrayMapInfo_st_subresource_miptail;
 }
 /** `union CUasyncNotificationInfo_st_info` · 8 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st_info {
+  /** `struct CUasyncNotificationInfo_st_info_overBudget` at byte 0 · since CUDA 12.5 */
   overBudget: CUasyncNotificationInfo_st_info_overBudget;
 }
 /** `union CUdevResource_st_anon2` · 48 bytes, align 4 · cuda.h */
 export interface CUdevResource_st_anon2 {
+  /** `CUdevSmResource` at byte 0 · since CUDA 12.5 */
   sm: CUdevSmResource_st;
+  /** `unsigned char [48]` at byte 0 · since CUDA 12.5 */
   _oversize: number[];
 }
 /** `union CUexecAffinityParam_st_param` · 4 bytes, align 4 · cuda.h */
 export interface CUexecAffinityParam_st_param {
+  /** `CUexecAffinitySmCount` at byte 0 */
   smCount: CUexecAffinitySmCount_st;
 }
 /** `union CUgraphNodeParams_st_anon2` · 232 bytes, align 8 · cuda.h */
 export interface CUgraphNodeParams_st_anon2 {
+  /** `long long [29]` at byte 0 · since CUDA 12.5 */
   reserved1: number | bigint[];
+  /** `CUDA_KERNEL_NODE_PARAMS_v3` at byte 0 · since CUDA 12.5 */
   kernel: CUDA_KERNEL_NODE_PARAMS_v3_st;
+  /** `CUDA_MEMCPY_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   memcpy: CUDA_MEMCPY_NODE_PARAMS_st;
+  /** `CUDA_MEMSET_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   memset: CUDA_MEMSET_NODE_PARAMS_v2_st;
+  /** `CUDA_HOST_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   host: CUDA_HOST_NODE_PARAMS_v2_st;
+  /** `CUDA_CHILD_GRAPH_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   graph: CUDA_CHILD_GRAPH_NODE_PARAMS_st;
+  /** `CUDA_EVENT_WAIT_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   eventWait: CUDA_EVENT_WAIT_NODE_PARAMS_st;
+  /** `CUDA_EVENT_RECORD_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS_st;
+  /** `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st;
+  /** `CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
+  /** `CUDA_MEM_ALLOC_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2_st;
+  /** `CUDA_MEM_FREE_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   free: CUDA_MEM_FREE_NODE_PARAMS_st;
+  /** `CUDA_BATCH_MEM_OP_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
   memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st;
+  /** `CUDA_CONDITIONAL_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
   conditional: CUDA_CONDITIONAL_NODE_PARAMS;
 }
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union {
+  /** `char [64]` at byte 0 */
   pad: number[];
+  /** `CUaccessPolicyWindow` at byte 0 */
   accessPolicyWindow: CUaccessPolicyWindow_st;
+  /** `int` at byte 0 */
   cooperative: number;
+  /** `CUsynchronizationPolicy` at byte 0 */
   syncPolicy: CUsynchronizationPolicy;
+  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 */
   clusterDim: CUlaunchAttributeValue_union_clusterDim;
+  /** `CUclusterSchedulingPolicy` at byte 0 */
   clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy;
+  /** `int` at byte 0 */
   programmaticStreamSerializationAllowed: number;
+  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 */
   programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
+  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
   launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent;
+  /** `int` at byte 0 */
   priority: number;
+  /** `CUlaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
   memSyncDomainMap: CUlaunchMemSyncDomainMap_st;
+  /** `CUlaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
   memSyncDomain: CUlaunchMemSyncDomain;
+  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
   deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode;
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   sharedMemCarveout: number;
 }
 /** `union CUstreamBatchMemOpParams_union` · 48 bytes, align 8 · cuda.h */
 export interface CUstreamBatchMemOpParams_union {
+  /** `CUstreamBatchMemOpType` at byte 0 */
   operation: CUstreamBatchMemOpType;
+  /** `struct CUstreamMemOpWaitValueParams_st` at byte 0 */
   waitValue: CUstreamMemOpWaitValueParams_st;
+  /** `struct CUstreamMemOpWriteValueParams_st` at byte 0 */
   writeValue: CUstreamMemOpWriteValueParams_st;
+  /** `struct CUstreamMemOpFlushRemoteWritesParams_st` at byte 0 */
   flushRemoteWrites: CUstreamMemOpFlushRemoteWritesParams_st;
+  /** `struct CUstreamMemOpMemoryBarrierParams_st` at byte 0 */
   memoryBarrier: CUstreamMemOpMemoryBarrierParams_st;
+  /** `cuuint64_t [6]` at byte 0 */
   pad: number | bigint[];
 }
 /** `union CUstreamMemOpWaitValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWaitValueParams_st_anon2 {
+  /** `cuuint32_t` at byte 0 */
   value: number;
+  /** `cuuint64_t` at byte 0 */
   value64: number | bigint;
 }
 /** `union CUstreamMemOpWriteValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
 export interface CUstreamMemOpWriteValueParams_st_anon2 {
+  /** `cuuint32_t` at byte 0 */
   value: number;
+  /** `cuuint64_t` at byte 0 */
   value64: number | bigint;
 }
 

@@ -20,31 +20,45 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkAddData: typeof Jit.nvJitLinkAddData;
-/** `nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkAddFile: typeof Jit.nvJitLinkAddFile;
-/** `nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkComplete: typeof Jit.nvJitLinkComplete;
-/** `nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkCreate: typeof Jit.nvJitLinkCreate;
-/** `nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkDestroy: typeof Jit.nvJitLinkDestroy;
-/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetErrorLog: typeof Jit.nvJitLinkGetErrorLog;
-/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetErrorLogSize: typeof Jit.nvJitLinkGetErrorLogSize;
-/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetInfoLog: typeof Jit.nvJitLinkGetInfoLog;
-/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetInfoLogSize: typeof Jit.nvJitLinkGetInfoLogSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetLinkedCubin: typeof Jit.nvJitLinkGetLinkedCubin;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetLinkedCubinSize: typeof Jit.nvJitLinkGetLinkedCubinSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetLinkedPtx: typeof Jit.nvJitLinkGetLinkedPtx;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkGetLinkedPtxSize: typeof Jit.nvJitLinkGetLinkedPtxSize;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.6 */
+/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.6
+ * @function */
 export declare const nvJitLinkVersion: typeof Jit.nvJitLinkVersion;

@@ -28,7 +28,7 @@ export declare enum nvmlBrandType_t {
   NVML_BRAND_NVIDIA_RTX = 13,
   NVML_BRAND_NVIDIA = 14,
   NVML_BRAND_GEFORCE_RTX = 15,
-  NVML_BRAND_TITAN_RTX = 16,
+  /** 0x10 */ NVML_BRAND_TITAN_RTX = 16,
   NVML_BRAND_COUNT = 17,
 }
 export type nvmlBrandType_enum = nvmlBrandType_t;
@@ -94,16 +94,16 @@ export declare const nvmlDetachGpuState_enum: typeof nvmlDetachGpuState_t;
 
 /** `enum nvmlDeviceVgpuCapability_enum` · nvml.h · CUDA 12.6 */
 export declare enum nvmlDeviceVgpuCapability_t {
-  NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
-  NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
-  NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
-  NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
-  NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
-  NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
-  NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
-  NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
-  NVML_DEVICE_VGPU_CAP_WARM_UPDATE = 8,
-  NVML_DEVICE_VGPU_CAP_COUNT = 9,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
+  /** since CUDA 12.6 */ NVML_DEVICE_VGPU_CAP_WARM_UPDATE = 8,
+  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COUNT = 9,
 }
 export type nvmlDeviceVgpuCapability_enum = nvmlDeviceVgpuCapability_t;
 export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapability_t;
@@ -112,7 +112,7 @@ export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapabil
 export declare enum nvmlDriverModel_t {
   NVML_DRIVER_WDDM = 0,
   NVML_DRIVER_WDM = 1,
-  NVML_DRIVER_MCDM = 2,
+  /** since CUDA 12.5 */ NVML_DRIVER_MCDM = 2,
 }
 export type nvmlDriverModel_enum = nvmlDriverModel_t;
 export declare const nvmlDriverModel_enum: typeof nvmlDriverModel_t;
@@ -138,8 +138,8 @@ export declare const nvmlEnableState_enum: typeof nvmlEnableState_t;
 export declare enum nvmlEncoderType_t {
   NVML_ENCODER_QUERY_H264 = 0,
   NVML_ENCODER_QUERY_HEVC = 1,
-  NVML_ENCODER_QUERY_AV1 = 2,
-  NVML_ENCODER_QUERY_UNKNOWN = 255,
+  /** since CUDA 12.5 */ NVML_ENCODER_QUERY_AV1 = 2,
+  /** 0xff · since CUDA 12.5 */ NVML_ENCODER_QUERY_UNKNOWN = 255,
 }
 export type nvmlEncoderQueryType_enum = nvmlEncoderType_t;
 export declare const nvmlEncoderQueryType_enum: typeof nvmlEncoderType_t;
@@ -189,8 +189,8 @@ export declare enum nvmlGpmMetricId_t {
   NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,
   NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
   NVML_GPM_METRIC_NVDEC_0_UTIL = 30,
-  NVML_GPM_METRIC_NVDEC_1_UTIL = 31,
-  NVML_GPM_METRIC_NVDEC_2_UTIL = 32,
+  /** 0x1f */ NVML_GPM_METRIC_NVDEC_1_UTIL = 31,
+  /** 0x20 */ NVML_GPM_METRIC_NVDEC_2_UTIL = 32,
   NVML_GPM_METRIC_NVDEC_3_UTIL = 33,
   NVML_GPM_METRIC_NVDEC_4_UTIL = 34,
   NVML_GPM_METRIC_NVDEC_5_UTIL = 35,
@@ -205,12 +205,12 @@ export declare enum nvmlGpmMetricId_t {
   NVML_GPM_METRIC_NVJPG_6_UTIL = 46,
   NVML_GPM_METRIC_NVJPG_7_UTIL = 47,
   NVML_GPM_METRIC_NVOFA_0_UTIL = 50,
-  NVML_GPM_METRIC_NVOFA_1_UTIL = 51,
+  /** since CUDA 12.6 */ NVML_GPM_METRIC_NVOFA_1_UTIL = 51,
   NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
   NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
   NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC = 62,
-  NVML_GPM_METRIC_NVLINK_L0_TX_PER_SEC = 63,
-  NVML_GPM_METRIC_NVLINK_L1_RX_PER_SEC = 64,
+  /** 0x3f */ NVML_GPM_METRIC_NVLINK_L0_TX_PER_SEC = 63,
+  /** 0x40 */ NVML_GPM_METRIC_NVLINK_L1_RX_PER_SEC = 64,
   NVML_GPM_METRIC_NVLINK_L1_TX_PER_SEC = 65,
   NVML_GPM_METRIC_NVLINK_L2_RX_PER_SEC = 66,
   NVML_GPM_METRIC_NVLINK_L2_TX_PER_SEC = 67,
@@ -265,7 +265,7 @@ export declare enum nvmlGpuP2PCapsIndex_t {
   NVML_P2P_CAPS_INDEX_WRITE = 1,
   NVML_P2P_CAPS_INDEX_NVLINK = 2,
   NVML_P2P_CAPS_INDEX_ATOMICS = 3,
-  NVML_P2P_CAPS_INDEX_PCI = 4,
+  /** since CUDA 12.5 */ NVML_P2P_CAPS_INDEX_PCI = 4,
   NVML_P2P_CAPS_INDEX_PROP = 4,
   NVML_P2P_CAPS_INDEX_UNKNOWN = 5,
 }
@@ -276,7 +276,7 @@ export declare const nvmlGpuP2PCapsIndex_enum: typeof nvmlGpuP2PCapsIndex_t;
 export declare enum nvmlGpuP2PStatus_t {
   NVML_P2P_STATUS_OK = 0,
   NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1,
-  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  /** since CUDA 12.5 */ NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
   NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
   NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
   NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
@@ -338,7 +338,7 @@ export declare enum nvmlIntNvLinkDeviceType_t {
   NVML_NVLINK_DEVICE_TYPE_GPU = 0,
   NVML_NVLINK_DEVICE_TYPE_IBMNPU = 1,
   NVML_NVLINK_DEVICE_TYPE_SWITCH = 2,
-  NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 255,
+  /** 0xff */ NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 255,
 }
 export type nvmlIntNvLinkDeviceType_enum = nvmlIntNvLinkDeviceType_t;
 export declare const nvmlIntNvLinkDeviceType_enum: typeof nvmlIntNvLinkDeviceType_t;
@@ -407,11 +407,11 @@ export declare enum nvmlNvLinkUtilizationCountPktTypes_t {
   NVML_NVLINK_COUNTER_PKTFILTER_READ = 2,
   NVML_NVLINK_COUNTER_PKTFILTER_WRITE = 4,
   NVML_NVLINK_COUNTER_PKTFILTER_RATOM = 8,
-  NVML_NVLINK_COUNTER_PKTFILTER_NRATOM = 16,
-  NVML_NVLINK_COUNTER_PKTFILTER_FLUSH = 32,
-  NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA = 64,
-  NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA = 128,
-  NVML_NVLINK_COUNTER_PKTFILTER_ALL = 255,
+  /** 0x10 */ NVML_NVLINK_COUNTER_PKTFILTER_NRATOM = 16,
+  /** 0x20 */ NVML_NVLINK_COUNTER_PKTFILTER_FLUSH = 32,
+  /** 0x40 */ NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA = 64,
+  /** 0x80 */ NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA = 128,
+  /** 0xff */ NVML_NVLINK_COUNTER_PKTFILTER_ALL = 255,
 }
 export type nvmlNvLinkUtilizationCountPktTypes_enum = nvmlNvLinkUtilizationCountPktTypes_t;
 export declare const nvmlNvLinkUtilizationCountPktTypes_enum: typeof nvmlNvLinkUtilizationCountPktTypes_t;
@@ -445,7 +445,7 @@ export declare enum nvmlPstates_t {
   NVML_PSTATE_13 = 13,
   NVML_PSTATE_14 = 14,
   NVML_PSTATE_15 = 15,
-  NVML_PSTATE_UNKNOWN = 32,
+  /** 0x20 */ NVML_PSTATE_UNKNOWN = 32,
 }
 export type nvmlPStates_enum = nvmlPstates_t;
 export declare const nvmlPStates_enum: typeof nvmlPstates_t;
@@ -518,7 +518,7 @@ export declare enum nvmlReturn_t {
   NVML_ERROR_FUNCTION_NOT_FOUND = 13,
   NVML_ERROR_CORRUPTED_INFOROM = 14,
   NVML_ERROR_GPU_IS_LOST = 15,
-  NVML_ERROR_RESET_REQUIRED = 16,
+  /** 0x10 */ NVML_ERROR_RESET_REQUIRED = 16,
   NVML_ERROR_OPERATING_SYSTEM = 17,
   NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
   NVML_ERROR_IN_USE = 19,
@@ -528,10 +528,10 @@ export declare enum nvmlReturn_t {
   NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-  NVML_ERROR_DEPRECATED = 26,
-  NVML_ERROR_NOT_READY = 27,
-  NVML_ERROR_GPU_NOT_FOUND = 28,
-  NVML_ERROR_INVALID_STATE = 29,
+  /** since CUDA 12.5 */ NVML_ERROR_DEPRECATED = 26,
+  /** since CUDA 12.5 */ NVML_ERROR_NOT_READY = 27,
+  /** since CUDA 12.5 */ NVML_ERROR_GPU_NOT_FOUND = 28,
+  /** since CUDA 12.5 */ NVML_ERROR_INVALID_STATE = 29,
   NVML_ERROR_UNKNOWN = 999,
 }
 export type nvmlReturn_enum = nvmlReturn_t;
@@ -546,9 +546,9 @@ export declare enum nvmlSamplingType_t {
   NVML_DEC_UTILIZATION_SAMPLES = 4,
   NVML_PROCESSOR_CLK_SAMPLES = 5,
   NVML_MEMORY_CLK_SAMPLES = 6,
-  NVML_MODULE_POWER_SAMPLES = 7,
-  NVML_JPG_UTILIZATION_SAMPLES = 8,
-  NVML_OFA_UTILIZATION_SAMPLES = 9,
+  /** since CUDA 12.5 */ NVML_MODULE_POWER_SAMPLES = 7,
+  /** since CUDA 12.5 */ NVML_JPG_UTILIZATION_SAMPLES = 8,
+  /** since CUDA 12.5 */ NVML_OFA_UTILIZATION_SAMPLES = 9,
   NVML_SAMPLINGTYPE_COUNT = 10,
 }
 export type nvmlSamplingType_enum = nvmlSamplingType_t;
@@ -571,7 +571,7 @@ export declare enum nvmlTemperatureThresholds_t {
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
-  NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
+  /** since CUDA 12.5 */ NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
   NVML_TEMPERATURE_THRESHOLD_COUNT = 8,
 }
 export type nvmlTemperatureThresholds_enum = nvmlTemperatureThresholds_t;
@@ -595,7 +595,7 @@ export declare enum nvmlThermalController_t {
   NVML_THERMAL_CONTROLLER_OS = 13,
   NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS = 14,
   NVML_THERMAL_CONTROLLER_NVSYSCON_E551 = 15,
-  NVML_THERMAL_CONTROLLER_MAX6649R = 16,
+  /** 0x10 */ NVML_THERMAL_CONTROLLER_MAX6649R = 16,
   NVML_THERMAL_CONTROLLER_ADT7473S = 17,
   NVML_THERMAL_CONTROLLER_UNKNOWN = -1,
 }
@@ -621,8 +621,8 @@ export declare enum nvmlValueType_t {
   NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
   NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
   NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
-  NVML_VALUE_TYPE_SIGNED_INT = 5,
-  NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+  /** since CUDA 12.5 */ NVML_VALUE_TYPE_SIGNED_INT = 5,
+  /** since CUDA 12.6 */ NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
   NVML_VALUE_TYPE_COUNT = 7,
 }
 export type nvmlValueType_enum = nvmlValueType_t;
@@ -632,9 +632,9 @@ export declare const nvmlValueType_enum: typeof nvmlValueType_t;
 export declare enum nvmlVgpuCapability_t {
   NVML_VGPU_CAP_NVLINK_P2P = 0,
   NVML_VGPU_CAP_GPUDIRECT = 1,
-  NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
-  NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
-  NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
+  /** since CUDA 12.5 */ NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
+  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
+  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
   NVML_VGPU_CAP_COUNT = 5,
 }
 export type nvmlVgpuCapability_enum = nvmlVgpuCapability_t;
@@ -642,9 +642,9 @@ export declare const nvmlVgpuCapability_enum: typeof nvmlVgpuCapability_t;
 
 /** `enum nvmlVgpuDriverCapability_enum` · nvml.h · CUDA 12.6 */
 export declare enum nvmlVgpuDriverCapability_t {
-  NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
-  NVML_VGPU_DRIVER_CAP_WARM_UPDATE = 1,
-  NVML_VGPU_DRIVER_CAP_COUNT = 2,
+  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
+  /** since CUDA 12.6 */ NVML_VGPU_DRIVER_CAP_WARM_UPDATE = 1,
+  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_COUNT = 2,
 }
 export type nvmlVgpuDriverCapability_enum = nvmlVgpuDriverCapability_t;
 export declare const nvmlVgpuDriverCapability_enum: typeof nvmlVgpuDriverCapability_t;
@@ -663,7 +663,7 @@ export declare enum nvmlVgpuPgpuCompatibilityLimitCode_t {
   NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER = 1,
   NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER = 2,
   NVML_VGPU_COMPATIBILITY_LIMIT_GPU = 4,
-  NVML_VGPU_COMPATIBILITY_LIMIT_OTHER = 2147483648,
+  /** 0x80000000 */ NVML_VGPU_COMPATIBILITY_LIMIT_OTHER = 2147483648,
 }
 export type nvmlVgpuPgpuCompatibilityLimitCode_enum = nvmlVgpuPgpuCompatibilityLimitCode_t;
 export declare const nvmlVgpuPgpuCompatibilityLimitCode_enum: typeof nvmlVgpuPgpuCompatibilityLimitCode_t;
@@ -992,778 +992,1248 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct nvmlAccountingStats_st` · 56 bytes, align 8 · nvml.h */
 export interface nvmlAccountingStats_st {
+  /** `unsigned int` at byte 0 */
   gpuUtilization: number;
+  /** `unsigned int` at byte 4 */
   memoryUtilization: number;
+  /** `unsigned long long` at byte 8 */
   maxMemoryUsage: number | bigint;
+  /** `unsigned long long` at byte 16 */
   time: number | bigint;
+  /** `unsigned long long` at byte 24 */
   startTime: number | bigint;
+  /** `unsigned int` at byte 32 */
   isRunning: number;
+  /** `unsigned int [5]` at byte 36 */
   reserved: number[];
 }
 /** `struct nvmlBAR1Memory_st` · 24 bytes, align 8 · nvml.h */
 export interface nvmlBAR1Memory_st {
+  /** `unsigned long long` at byte 0 */
   bar1Total: number | bigint;
+  /** `unsigned long long` at byte 8 */
   bar1Free: number | bigint;
+  /** `unsigned long long` at byte 16 */
   bar1Used: number | bigint;
 }
 /** `struct nvmlBridgeChipHierarchy_st` · 1028 bytes, align 4 · nvml.h */
 export interface nvmlBridgeChipHierarchy_st {
+  /** `unsigned char` at byte 0 */
   bridgeCount: number;
+  /** `nvmlBridgeChipInfo_t [128]` at byte 4 */
   bridgeChipInfo: nvmlBridgeChipInfo_st[];
 }
 /** `struct nvmlBridgeChipInfo_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlBridgeChipInfo_st {
+  /** `nvmlBridgeChipType_t` at byte 0 */
   type: nvmlBridgeChipType_t;
+  /** `unsigned int` at byte 4 */
   fwVersion: number;
 }
 /** `struct nvmlC2cModeInfo_v1_t` · 4 bytes, align 4 · nvml.h */
 export interface nvmlC2cModeInfo_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   isC2cEnabled: number;
 }
 /** `struct nvmlClkMonFaultInfo_struct` · 8 bytes, align 4 · nvml.h */
 export interface nvmlClkMonFaultInfo_struct {
+  /** `unsigned int` at byte 0 */
   clkApiDomain: number;
+  /** `unsigned int` at byte 4 */
   clkDomainFaultMask: number;
 }
 /** `struct nvmlClkMonStatus_status` · 264 bytes, align 4 · nvml.h */
 export interface nvmlClkMonStatus_status {
+  /** `unsigned int` at byte 0 */
   bGlobalStatus: number;
+  /** `unsigned int` at byte 4 */
   clkMonListSize: number;
+  /** `nvmlClkMonFaultInfo_t [32]` at byte 8 */
   clkMonList: nvmlClkMonFaultInfo_struct[];
 }
 /** `struct nvmlClockOffset_v1_t` · 24 bytes, align 4 · nvml.h */
 export interface nvmlClockOffset_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `nvmlClockType_t` at byte 4 · since CUDA 12.5 */
   type: nvmlClockType_t;
+  /** `nvmlPstates_t` at byte 8 · since CUDA 12.5 */
   pstate: nvmlPstates_t;
+  /** `int` at byte 12 · since CUDA 12.5 */
   clockOffsetMHz: number;
+  /** `int` at byte 16 · since CUDA 12.5 */
   minClockOffsetMHz: number;
+  /** `int` at byte 20 · since CUDA 12.5 */
   maxClockOffsetMHz: number;
 }
 /** `struct nvmlComputeInstanceInfo_st` · 32 bytes, align 8 · nvml.h */
 export interface nvmlComputeInstanceInfo_st {
+  /** `nvmlDevice_t` at byte 0 */
   device: nvmlDevice_t;
+  /** `nvmlGpuInstance_t` at byte 8 */
   gpuInstance: nvmlGpuInstance_t;
+  /** `unsigned int` at byte 16 */
   id: number;
+  /** `unsigned int` at byte 20 */
   profileId: number;
+  /** `nvmlComputeInstancePlacement_t` at byte 24 */
   placement: nvmlComputeInstancePlacement_st;
 }
 /** `struct nvmlComputeInstancePlacement_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstancePlacement_st {
+  /** `unsigned int` at byte 0 */
   start: number;
+  /** `unsigned int` at byte 4 */
   size: number;
 }
 /** `struct nvmlComputeInstanceProfileInfo_st` · 36 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstanceProfileInfo_st {
+  /** `unsigned int` at byte 0 */
   id: number;
+  /** `unsigned int` at byte 4 */
   sliceCount: number;
+  /** `unsigned int` at byte 8 */
   instanceCount: number;
+  /** `unsigned int` at byte 12 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 16 */
   sharedCopyEngineCount: number;
+  /** `unsigned int` at byte 20 */
   sharedDecoderCount: number;
+  /** `unsigned int` at byte 24 */
   sharedEncoderCount: number;
+  /** `unsigned int` at byte 28 */
   sharedJpegCount: number;
+  /** `unsigned int` at byte 32 */
   sharedOfaCount: number;
 }
 /** `struct nvmlComputeInstanceProfileInfo_v2_st` · 136 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstanceProfileInfo_v2_st {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   id: number;
+  /** `unsigned int` at byte 8 */
   sliceCount: number;
+  /** `unsigned int` at byte 12 */
   instanceCount: number;
+  /** `unsigned int` at byte 16 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 20 */
   sharedCopyEngineCount: number;
+  /** `unsigned int` at byte 24 */
   sharedDecoderCount: number;
+  /** `unsigned int` at byte 28 */
   sharedEncoderCount: number;
+  /** `unsigned int` at byte 32 */
   sharedJpegCount: number;
+  /** `unsigned int` at byte 36 */
   sharedOfaCount: number;
+  /** `char [96]` at byte 40 */
   name: string;
 }
 /** `struct nvmlComputeInstanceProfileInfo_v3_st` · 140 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstanceProfileInfo_v3_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   id: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   sliceCount: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   instanceCount: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   sharedCopyEngineCount: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   sharedDecoderCount: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   sharedEncoderCount: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   sharedJpegCount: number;
+  /** `unsigned int` at byte 36 · since CUDA 12.5 */
   sharedOfaCount: number;
+  /** `char [96]` at byte 40 · since CUDA 12.5 */
   name: string;
+  /** `unsigned int` at byte 136 · since CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlConfComputeGetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeGetKeyRotationThresholdInfo_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   attackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeGpuAttestationReport_st` · 12332 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuAttestationReport_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   isCecAttestationReportPresent: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   attestationReportSize: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   cecAttestationReportSize: number;
+  /** `unsigned char [32]` at byte 12 · since CUDA 12.5 */
   nonce: number[];
+  /** `unsigned char [8192]` at byte 44 · since CUDA 12.5 */
   attestationReport: number[];
+  /** `unsigned char [4096]` at byte 8236 · since CUDA 12.5 */
   cecAttestationReport: number[];
 }
 /** `struct nvmlConfComputeGpuCertificate_st` · 9224 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuCertificate_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   certChainSize: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   attestationCertChainSize: number;
+  /** `unsigned char [4096]` at byte 8 · since CUDA 12.5 */
   certChain: number[];
+  /** `unsigned char [5120]` at byte 4104 · since CUDA 12.5 */
   attestationCertChain: number[];
 }
 /** `struct nvmlConfComputeMemSizeInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeMemSizeInfo_st {
+  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
   protectedMemSizeKib: number | bigint;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   unprotectedMemSizeKib: number | bigint;
 }
 /** `struct nvmlConfComputeSetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeSetKeyRotationThresholdInfo_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   maxAttackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeSystemCaps_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemCaps_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   cpuCaps: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   gpusCaps: number;
 }
 /** `struct nvmlConfComputeSystemState_st` · 12 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemState_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   environment: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   ccFeature: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   devToolsMode: number;
 }
 /** `struct nvmlDeviceAttributes_st` · 40 bytes, align 8 · nvml.h */
 export interface nvmlDeviceAttributes_st {
+  /** `unsigned int` at byte 0 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 4 */
   sharedCopyEngineCount: number;
+  /** `unsigned int` at byte 8 */
   sharedDecoderCount: number;
+  /** `unsigned int` at byte 12 */
   sharedEncoderCount: number;
+  /** `unsigned int` at byte 16 */
   sharedJpegCount: number;
+  /** `unsigned int` at byte 20 */
   sharedOfaCount: number;
+  /** `unsigned int` at byte 24 */
   gpuInstanceSliceCount: number;
+  /** `unsigned int` at byte 28 */
   computeInstanceSliceCount: number;
+  /** `unsigned long long` at byte 32 */
   memorySizeMB: number | bigint;
 }
 /** `struct nvmlDeviceCapabilities_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlDeviceCapabilities_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   capMask: number;
 }
 /** `struct nvmlEccErrorCounts_st` · 32 bytes, align 8 · nvml.h */
 export interface nvmlEccErrorCounts_st {
+  /** `unsigned long long` at byte 0 */
   l1Cache: number | bigint;
+  /** `unsigned long long` at byte 8 */
   l2Cache: number | bigint;
+  /** `unsigned long long` at byte 16 */
   deviceMemory: number | bigint;
+  /** `unsigned long long` at byte 24 */
   registerFile: number | bigint;
 }
 /** `struct nvmlEccSramErrorStatus_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlEccSramErrorStatus_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   aggregateUncParity: number | bigint;
+  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
   aggregateUncSecDed: number | bigint;
+  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
   aggregateCor: number | bigint;
+  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
   volatileUncParity: number | bigint;
+  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
   volatileUncSecDed: number | bigint;
+  /** `unsigned long long` at byte 48 · since CUDA 12.5 */
   volatileCor: number | bigint;
+  /** `unsigned long long` at byte 56 · since CUDA 12.5 */
   aggregateUncBucketL2: number | bigint;
+  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
   aggregateUncBucketSm: number | bigint;
+  /** `unsigned long long` at byte 72 · since CUDA 12.5 */
   aggregateUncBucketPcie: number | bigint;
+  /** `unsigned long long` at byte 80 · since CUDA 12.5 */
   aggregateUncBucketMcu: number | bigint;
+  /** `unsigned long long` at byte 88 · since CUDA 12.5 */
   aggregateUncBucketOther: number | bigint;
+  /** `unsigned int` at byte 96 · since CUDA 12.5 */
   bThresholdExceeded: number;
 }
 /** `struct nvmlEncoderSessionInfo_st` · 32 bytes, align 4 · nvml.h */
 export interface nvmlEncoderSessionInfo_st {
+  /** `unsigned int` at byte 0 */
   sessionId: number;
+  /** `unsigned int` at byte 4 */
   pid: number;
+  /** `nvmlVgpuInstance_t` at byte 8 */
   vgpuInstance: number;
+  /** `nvmlEncoderType_t` at byte 12 */
   codecType: nvmlEncoderType_t;
+  /** `unsigned int` at byte 16 */
   hResolution: number;
+  /** `unsigned int` at byte 20 */
   vResolution: number;
+  /** `unsigned int` at byte 24 */
   averageFps: number;
+  /** `unsigned int` at byte 28 */
   averageLatency: number;
 }
 /** `struct nvmlEventData_st` · 32 bytes, align 8 · nvml.h */
 export interface nvmlEventData_st {
+  /** `nvmlDevice_t` at byte 0 */
   device: nvmlDevice_t;
+  /** `unsigned long long` at byte 8 */
   eventType: number | bigint;
+  /** `unsigned long long` at byte 16 */
   eventData: number | bigint;
+  /** `unsigned int` at byte 24 */
   gpuInstanceId: number;
+  /** `unsigned int` at byte 28 */
   computeInstanceId: number;
 }
 /** `struct nvmlExcludedDeviceInfo_st` · 148 bytes, align 4 · nvml.h */
 export interface nvmlExcludedDeviceInfo_st {
+  /** `nvmlPciInfo_t` at byte 0 */
   pciInfo: nvmlPciInfo_st;
+  /** `char [80]` at byte 68 */
   uuid: number[];
 }
 /** `struct nvmlFBCSessionInfo_st` · 48 bytes, align 4 · nvml.h */
 export interface nvmlFBCSessionInfo_st {
+  /** `unsigned int` at byte 0 */
   sessionId: number;
+  /** `unsigned int` at byte 4 */
   pid: number;
+  /** `nvmlVgpuInstance_t` at byte 8 */
   vgpuInstance: number;
+  /** `unsigned int` at byte 12 */
   displayOrdinal: number;
+  /** `nvmlFBCSessionType_t` at byte 16 */
   sessionType: nvmlFBCSessionType_t;
+  /** `unsigned int` at byte 20 */
   sessionFlags: number;
+  /** `unsigned int` at byte 24 */
   hMaxResolution: number;
+  /** `unsigned int` at byte 28 */
   vMaxResolution: number;
+  /** `unsigned int` at byte 32 */
   hResolution: number;
+  /** `unsigned int` at byte 36 */
   vResolution: number;
+  /** `unsigned int` at byte 40 */
   averageFPS: number;
+  /** `unsigned int` at byte 44 */
   averageLatency: number;
 }
 /** `struct nvmlFBCStats_st` · 12 bytes, align 4 · nvml.h */
 export interface nvmlFBCStats_st {
+  /** `unsigned int` at byte 0 */
   sessionsCount: number;
+  /** `unsigned int` at byte 4 */
   averageFPS: number;
+  /** `unsigned int` at byte 8 */
   averageLatency: number;
 }
 /** `struct nvmlFieldValue_st` · 40 bytes, align 8 · nvml.h */
 export interface nvmlFieldValue_st {
+  /** `unsigned int` at byte 0 */
   fieldId: number;
+  /** `unsigned int` at byte 4 */
   scopeId: number;
+  /** `long long` at byte 8 */
   timestamp: number | bigint;
+  /** `long long` at byte 16 */
   latencyUsec: number | bigint;
+  /** `nvmlValueType_t` at byte 24 */
   valueType: nvmlValueType_t;
+  /** `nvmlReturn_t` at byte 28 */
   nvmlReturn: nvmlReturn_t;
+  /** `nvmlValue_t` at byte 32 */
   value: nvmlValue_st;
 }
 /** `struct nvmlGpmMetric_t` · 40 bytes, align 8 · nvml.h */
 export interface nvmlGpmMetric_t {
+  /** `unsigned int` at byte 0 */
   metricId: number;
+  /** `nvmlReturn_t` at byte 4 */
   nvmlReturn: nvmlReturn_t;
+  /** `double` at byte 8 */
   value: number;
+  /** `struct nvmlGpmMetric_t_metricInfo` at byte 16 */
   metricInfo: nvmlGpmMetric_t_metricInfo;
 }
 /** `struct nvmlGpmMetric_t_metricInfo` · 24 bytes, align 8 · nvml.h */
 export interface nvmlGpmMetric_t_metricInfo {
+  /** `char *` at byte 0 */
   shortName: number;
+  /** `char *` at byte 8 */
   longName: number;
+  /** `char *` at byte 16 */
   unit: number;
 }
 /** `struct nvmlGpmMetricsGet_t` · 3944 bytes, align 8 · nvml.h */
 export interface nvmlGpmMetricsGet_t {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   numMetrics: number;
+  /** `nvmlGpmSample_t` at byte 8 */
   sample1: nvmlGpmSample_t;
+  /** `nvmlGpmSample_t` at byte 16 */
   sample2: nvmlGpmSample_t;
+  /** `nvmlGpmMetric_t [98]` at byte 24 */
   metrics: nvmlGpmMetric_t[];
 }
 /** `struct nvmlGpmSupport_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlGpmSupport_t {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   isSupportedDevice: number;
 }
 /** `struct nvmlGpuDynamicPstatesInfo_st` · 132 bytes, align 4 · nvml.h */
 export interface nvmlGpuDynamicPstatesInfo_st {
+  /** `unsigned int` at byte 0 */
   flags: number;
+  /** `struct nvmlGpuDynamicPstatesInfo_st_utilization [8]` at byte 4 */
   utilization: nvmlGpuDynamicPstatesInfo_st_utilization[];
 }
 /** `struct nvmlGpuDynamicPstatesInfo_st_utilization` · 16 bytes, align 4 · nvml.h */
 export interface nvmlGpuDynamicPstatesInfo_st_utilization {
+  /** `unsigned int` at byte 0 */
   bIsPresent: number;
+  /** `unsigned int` at byte 4 */
   percentage: number;
+  /** `unsigned int` at byte 8 */
   incThreshold: number;
+  /** `unsigned int` at byte 12 */
   decThreshold: number;
 }
 /** `struct nvmlGpuFabricInfo_t` · 28 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_t {
+  /** `unsigned char [16]` at byte 0 · since CUDA 12.5 */
   clusterUuid: number[];
+  /** `nvmlReturn_t` at byte 16 · since CUDA 12.5 */
   status: nvmlReturn_t;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   cliqueId: number;
+  /** `nvmlGpuFabricState_t` at byte 24 · since CUDA 12.5 */
   state: number;
 }
 /** `struct nvmlGpuFabricInfo_v2_t` · 36 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_v2_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned char [16]` at byte 4 · since CUDA 12.5 */
   clusterUuid: number[];
+  /** `nvmlReturn_t` at byte 20 · since CUDA 12.5 */
   status: nvmlReturn_t;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   cliqueId: number;
+  /** `nvmlGpuFabricState_t` at byte 28 · since CUDA 12.5 */
   state: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   healthMask: number;
 }
 /** `struct nvmlGpuInstanceInfo_st` · 24 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceInfo_st {
+  /** `nvmlDevice_t` at byte 0 */
   device: nvmlDevice_t;
+  /** `unsigned int` at byte 8 */
   id: number;
+  /** `unsigned int` at byte 12 */
   profileId: number;
+  /** `nvmlGpuInstancePlacement_t` at byte 16 */
   placement: nvmlGpuInstancePlacement_st;
 }
 /** `struct nvmlGpuInstancePlacement_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlGpuInstancePlacement_st {
+  /** `unsigned int` at byte 0 */
   start: number;
+  /** `unsigned int` at byte 4 */
   size: number;
 }
 /** `struct nvmlGpuInstanceProfileInfo_st` · 48 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceProfileInfo_st {
+  /** `unsigned int` at byte 0 */
   id: number;
+  /** `unsigned int` at byte 4 */
   isP2pSupported: number;
+  /** `unsigned int` at byte 8 */
   sliceCount: number;
+  /** `unsigned int` at byte 12 */
   instanceCount: number;
+  /** `unsigned int` at byte 16 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 20 */
   copyEngineCount: number;
+  /** `unsigned int` at byte 24 */
   decoderCount: number;
+  /** `unsigned int` at byte 28 */
   encoderCount: number;
+  /** `unsigned int` at byte 32 */
   jpegCount: number;
+  /** `unsigned int` at byte 36 */
   ofaCount: number;
+  /** `unsigned long long` at byte 40 */
   memorySizeMB: number | bigint;
 }
 /** `struct nvmlGpuInstanceProfileInfo_v2_st` · 152 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceProfileInfo_v2_st {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   id: number;
+  /** `unsigned int` at byte 8 */
   isP2pSupported: number;
+  /** `unsigned int` at byte 12 */
   sliceCount: number;
+  /** `unsigned int` at byte 16 */
   instanceCount: number;
+  /** `unsigned int` at byte 20 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 24 */
   copyEngineCount: number;
+  /** `unsigned int` at byte 28 */
   decoderCount: number;
+  /** `unsigned int` at byte 32 */
   encoderCount: number;
+  /** `unsigned int` at byte 36 */
   jpegCount: number;
+  /** `unsigned int` at byte 40 */
   ofaCount: number;
+  /** `unsigned long long` at byte 48 */
   memorySizeMB: number | bigint;
+  /** `char [96]` at byte 56 */
   name: string;
 }
 /** `struct nvmlGpuInstanceProfileInfo_v3_st` · 152 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceProfileInfo_v3_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   id: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   sliceCount: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   instanceCount: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   multiprocessorCount: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   copyEngineCount: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   decoderCount: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   encoderCount: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   jpegCount: number;
+  /** `unsigned int` at byte 36 · since CUDA 12.5 */
   ofaCount: number;
+  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
   memorySizeMB: number | bigint;
+  /** `char [96]` at byte 48 · since CUDA 12.5 */
   name: string;
+  /** `unsigned int` at byte 144 · since CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlGpuThermalSettings_t` · 64 bytes, align 4 · nvml.h */
 export interface nvmlGpuThermalSettings_t {
+  /** `unsigned int` at byte 0 */
   count: number;
+  /** `struct nvmlGpuThermalSettings_t_sensor [3]` at byte 4 */
   sensor: nvmlGpuThermalSettings_t_sensor[];
 }
 /** `struct nvmlGpuThermalSettings_t_sensor` · 20 bytes, align 4 · nvml.h */
 export interface nvmlGpuThermalSettings_t_sensor {
+  /** `nvmlThermalController_t` at byte 0 */
   controller: nvmlThermalController_t;
+  /** `int` at byte 4 */
   defaultMinTemp: number;
+  /** `int` at byte 8 */
   defaultMaxTemp: number;
+  /** `int` at byte 12 */
   currentTemp: number;
+  /** `nvmlThermalTarget_t` at byte 16 */
   target: nvmlThermalTarget_t;
 }
 /** `struct nvmlGridLicensableFeature_st` · 284 bytes, align 4 · nvml.h */
 export interface nvmlGridLicensableFeature_st {
+  /** `nvmlGridLicenseFeatureCode_t` at byte 0 */
   featureCode: nvmlGridLicenseFeatureCode_t;
+  /** `unsigned int` at byte 4 */
   featureState: number;
+  /** `char [128]` at byte 8 */
   licenseInfo: string;
+  /** `char [128]` at byte 136 */
   productName: string;
+  /** `unsigned int` at byte 264 */
   featureEnabled: number;
+  /** `nvmlGridLicenseExpiry_t` at byte 268 */
   licenseExpiry: nvmlGridLicenseExpiry_st;
 }
 /** `struct nvmlGridLicensableFeatures_st` · 860 bytes, align 4 · nvml.h */
 export interface nvmlGridLicensableFeatures_st {
+  /** `int` at byte 0 */
   isGridLicenseSupported: number;
+  /** `unsigned int` at byte 4 */
   licensableFeaturesCount: number;
+  /** `nvmlGridLicensableFeature_t [3]` at byte 8 */
   gridLicensableFeatures: nvmlGridLicensableFeature_st[];
 }
 /** `struct nvmlGridLicenseExpiry_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlGridLicenseExpiry_st {
+  /** `unsigned int` at byte 0 */
   year: number;
+  /** `unsigned short` at byte 4 */
   month: number;
+  /** `unsigned short` at byte 6 */
   day: number;
+  /** `unsigned short` at byte 8 */
   hour: number;
+  /** `unsigned short` at byte 10 */
   min: number;
+  /** `unsigned short` at byte 12 */
   sec: number;
+  /** `unsigned char` at byte 14 */
   status: number;
 }
 /** `struct nvmlHwbcEntry_st` · 36 bytes, align 4 · nvml.h */
 export interface nvmlHwbcEntry_st {
+  /** `unsigned int` at byte 0 */
   hwbcId: number;
+  /** `char [32]` at byte 4 */
   firmwareVersion: string;
 }
 /** `struct nvmlLedState_st` · 260 bytes, align 4 · nvml.h */
 export interface nvmlLedState_st {
+  /** `char [256]` at byte 0 */
   cause: string;
+  /** `nvmlLedColor_t` at byte 256 */
   color: nvmlLedColor_t;
 }
 /** `struct nvmlMemory_st` · 24 bytes, align 8 · nvml.h */
 export interface nvmlMemory_st {
+  /** `unsigned long long` at byte 0 */
   total: number | bigint;
+  /** `unsigned long long` at byte 8 */
   free: number | bigint;
+  /** `unsigned long long` at byte 16 */
   used: number | bigint;
 }
 /** `struct nvmlMemory_v2_st` · 40 bytes, align 8 · nvml.h */
 export interface nvmlMemory_v2_st {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned long long` at byte 8 */
   total: number | bigint;
+  /** `unsigned long long` at byte 16 */
   reserved: number | bigint;
+  /** `unsigned long long` at byte 24 */
   free: number | bigint;
+  /** `unsigned long long` at byte 32 */
   used: number | bigint;
 }
 /** `struct nvmlNvLinkPowerThres_st` · 4 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkPowerThres_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   lowPwrThreshold: number;
 }
 /** `struct nvmlNvLinkUtilizationControl_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkUtilizationControl_st {
+  /** `nvmlNvLinkUtilizationCountUnits_t` at byte 0 */
   units: nvmlNvLinkUtilizationCountUnits_t;
+  /** `nvmlNvLinkUtilizationCountPktTypes_t` at byte 4 */
   pktfilter: nvmlNvLinkUtilizationCountPktTypes_t;
 }
 /** `struct nvmlPSUInfo_st` · 268 bytes, align 4 · nvml.h */
 export interface nvmlPSUInfo_st {
+  /** `char [256]` at byte 0 */
   state: string;
+  /** `unsigned int` at byte 256 */
   current: number;
+  /** `unsigned int` at byte 260 */
   voltage: number;
+  /** `unsigned int` at byte 264 */
   power: number;
 }
 /** `struct nvmlPciInfoExt_v1_t` · 64 bytes, align 4 · nvml.h */
 export interface nvmlPciInfoExt_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   domain: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   bus: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   device: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   pciDeviceId: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   pciSubSystemId: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   baseClass: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   subClass: number;
+  /** `char [32]` at byte 32 · since CUDA 12.5 */
   busId: number[];
 }
 /** `struct nvmlPciInfo_st` · 68 bytes, align 4 · nvml.h */
 export interface nvmlPciInfo_st {
+  /** `char [16]` at byte 0 */
   busIdLegacy: string;
+  /** `unsigned int` at byte 16 */
   domain: number;
+  /** `unsigned int` at byte 20 */
   bus: number;
+  /** `unsigned int` at byte 24 */
   device: number;
+  /** `unsigned int` at byte 28 */
   pciDeviceId: number;
+  /** `unsigned int` at byte 32 */
   pciSubSystemId: number;
+  /** `char [32]` at byte 36 */
   busId: number[];
 }
 /** `struct nvmlPowerValue_v2_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlPowerValue_v2_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `nvmlPowerScopeType_t` at byte 4 · since CUDA 12.5 */
   powerScope: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   powerValueMw: number;
 }
 /** `struct nvmlProcessDetailList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetailList_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   mode: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   numProcArrayEntries: number;
+  /** `nvmlProcessDetail_v1_t *` at byte 16 · since CUDA 12.5 */
   procArray: number;
 }
 /** `struct nvmlProcessDetail_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetail_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   pid: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   usedGpuMemory: number | bigint;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   gpuInstanceId: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   computeInstanceId: number;
+  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
   usedGpuCcProtectedMemory: number | bigint;
 }
 /** `struct nvmlProcessInfo_v1_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlProcessInfo_v1_st {
+  /** `unsigned int` at byte 0 */
   pid: number;
+  /** `unsigned long long` at byte 8 */
   usedGpuMemory: number | bigint;
 }
 /** `struct nvmlProcessInfo_v2_st` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessInfo_v2_st {
+  /** `unsigned int` at byte 0 */
   pid: number;
+  /** `unsigned long long` at byte 8 */
   usedGpuMemory: number | bigint;
+  /** `unsigned int` at byte 16 */
   gpuInstanceId: number;
+  /** `unsigned int` at byte 20 */
   computeInstanceId: number;
 }
 /** `struct nvmlProcessUtilizationInfo_v1_t` · 40 bytes, align 8 · nvml.h */
 export interface nvmlProcessUtilizationInfo_v1_t {
+  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
   timeStamp: number | bigint;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   pid: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   smUtil: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   memUtil: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   encUtil: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   decUtil: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   jpgUtil: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlProcessUtilizationSample_st` · 32 bytes, align 8 · nvml.h */
 export interface nvmlProcessUtilizationSample_st {
+  /** `unsigned int` at byte 0 */
   pid: number;
+  /** `unsigned long long` at byte 8 */
   timeStamp: number | bigint;
+  /** `unsigned int` at byte 16 */
   smUtil: number;
+  /** `unsigned int` at byte 20 */
   memUtil: number;
+  /** `unsigned int` at byte 24 */
   encUtil: number;
+  /** `unsigned int` at byte 28 */
   decUtil: number;
 }
 /** `struct nvmlProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessesUtilizationInfo_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   processSamplesCount: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
+  /** `nvmlProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
   procUtilArray: number;
 }
 /** `struct nvmlRowRemapperHistogramValues_st` · 20 bytes, align 4 · nvml.h */
 export interface nvmlRowRemapperHistogramValues_st {
+  /** `unsigned int` at byte 0 */
   max: number;
+  /** `unsigned int` at byte 4 */
   high: number;
+  /** `unsigned int` at byte 8 */
   partial: number;
+  /** `unsigned int` at byte 12 */
   low: number;
+  /** `unsigned int` at byte 16 */
   none: number;
 }
 /** `struct nvmlSample_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlSample_st {
+  /** `unsigned long long` at byte 0 */
   timeStamp: number | bigint;
+  /** `nvmlValue_t` at byte 8 */
   sampleValue: nvmlValue_st;
 }
 /** `struct nvmlSystemConfComputeSettings_v1_t` · 20 bytes, align 4 · nvml.h */
 export interface nvmlSystemConfComputeSettings_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   environment: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   ccFeature: number;
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   devToolsMode: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   multiGpuMode: number;
 }
 /** `struct nvmlSystemDriverBranchInfo_v1_t` · 84 bytes, align 4 · nvml.h */
 export interface nvmlSystemDriverBranchInfo_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.6 */
   version: number;
+  /** `char [80]` at byte 4 · since CUDA 12.6 */
   branch: string;
 }
 /** `struct nvmlUnitFanInfo_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlUnitFanInfo_st {
+  /** `unsigned int` at byte 0 */
   speed: number;
+  /** `nvmlFanState_t` at byte 4 */
   state: nvmlFanState_t;
 }
 /** `struct nvmlUnitFanSpeeds_st` · 196 bytes, align 4 · nvml.h */
 export interface nvmlUnitFanSpeeds_st {
+  /** `nvmlUnitFanInfo_t [24]` at byte 0 */
   fans: nvmlUnitFanInfo_st[];
+  /** `unsigned int` at byte 192 */
   count: number;
 }
 /** `struct nvmlUnitInfo_st` · 384 bytes, align 1 · nvml.h */
 export interface nvmlUnitInfo_st {
+  /** `char [96]` at byte 0 */
   name: string;
+  /** `char [96]` at byte 96 */
   id: number[];
+  /** `char [96]` at byte 192 */
   serial: string;
+  /** `char [96]` at byte 288 */
   firmwareVersion: string;
 }
 /** `struct nvmlUtilization_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlUtilization_st {
+  /** `unsigned int` at byte 0 */
   gpu: number;
+  /** `unsigned int` at byte 4 */
   memory: number;
 }
 /** `struct nvmlVgpuHeterogeneousMode_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuHeterogeneousMode_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   mode: number;
 }
 /** `struct nvmlVgpuInstanceUtilizationInfo_v1_t` · 64 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstanceUtilizationInfo_v1_t {
+  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
   timeStamp: number | bigint;
+  /** `nvmlVgpuInstance_t` at byte 8 · since CUDA 12.5 */
   vgpuInstance: number;
+  /** `nvmlValue_t` at byte 16 · since CUDA 12.5 */
   smUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 24 · since CUDA 12.5 */
   memUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 32 · since CUDA 12.5 */
   encUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 40 · since CUDA 12.5 */
   decUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 48 · since CUDA 12.5 */
   jpgUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 56 · since CUDA 12.5 */
   ofaUtil: nvmlValue_st;
 }
 /** `struct nvmlVgpuInstanceUtilizationSample_st` · 48 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstanceUtilizationSample_st {
+  /** `nvmlVgpuInstance_t` at byte 0 */
   vgpuInstance: number;
+  /** `unsigned long long` at byte 8 */
   timeStamp: number | bigint;
+  /** `nvmlValue_t` at byte 16 */
   smUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 24 */
   memUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 32 */
   encUtil: nvmlValue_st;
+  /** `nvmlValue_t` at byte 40 */
   decUtil: nvmlValue_st;
 }
 /** `struct nvmlVgpuInstancesUtilizationInfo_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstancesUtilizationInfo_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `nvmlValueType_t` at byte 4 · since CUDA 12.5 */
   sampleValType: nvmlValueType_t;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   vgpuInstanceCount: number;
+  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
+  /** `nvmlVgpuInstanceUtilizationInfo_v1_t *` at byte 24 · since CUDA 12.5 */
   vgpuUtilArray: number;
 }
 /** `struct nvmlVgpuLicenseExpiry_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuLicenseExpiry_st {
+  /** `unsigned int` at byte 0 */
   year: number;
+  /** `unsigned short` at byte 4 */
   month: number;
+  /** `unsigned short` at byte 6 */
   day: number;
+  /** `unsigned short` at byte 8 */
   hour: number;
+  /** `unsigned short` at byte 10 */
   min: number;
+  /** `unsigned short` at byte 12 */
   sec: number;
+  /** `unsigned char` at byte 14 */
   status: number;
 }
 /** `struct nvmlVgpuLicenseInfo_st` · 24 bytes, align 4 · nvml.h */
 export interface nvmlVgpuLicenseInfo_st {
+  /** `unsigned char` at byte 0 */
   isLicensed: number;
+  /** `nvmlVgpuLicenseExpiry_t` at byte 4 */
   licenseExpiry: nvmlVgpuLicenseExpiry_st;
+  /** `unsigned int` at byte 20 */
   currentState: number;
 }
 /** `struct nvmlVgpuMetadata_st` · 212 bytes, align 4 · nvml.h */
 export interface nvmlVgpuMetadata_st {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   revision: number;
+  /** `nvmlVgpuGuestInfoState_t` at byte 8 */
   guestInfoState: nvmlVgpuGuestInfoState_t;
+  /** `char [80]` at byte 12 */
   guestDriverVersion: string;
+  /** `char [80]` at byte 92 */
   hostDriverVersion: string;
+  /** `unsigned int [6]` at byte 172 */
   reserved: number[];
+  /** `unsigned int` at byte 196 */
   vgpuVirtualizationCaps: number;
+  /** `unsigned int` at byte 200 */
   guestVgpuVersion: number;
+  /** `unsigned int` at byte 204 */
   opaqueDataSize: number;
+  /** `char [4]` at byte 208 */
   opaqueData: number[];
 }
 /** `struct nvmlVgpuPgpuCompatibility_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuPgpuCompatibility_st {
+  /** `nvmlVgpuVmCompatibility_t` at byte 0 */
   vgpuVmCompatibility: nvmlVgpuVmCompatibility_t;
+  /** `nvmlVgpuPgpuCompatibilityLimitCode_t` at byte 4 */
   compatibilityLimitCode: nvmlVgpuPgpuCompatibilityLimitCode_t;
 }
 /** `struct nvmlVgpuPgpuMetadata_st` · 128 bytes, align 4 · nvml.h */
 export interface nvmlVgpuPgpuMetadata_st {
+  /** `unsigned int` at byte 0 */
   version: number;
+  /** `unsigned int` at byte 4 */
   revision: number;
+  /** `char [80]` at byte 8 */
   hostDriverVersion: string;
+  /** `unsigned int` at byte 88 */
   pgpuVirtualizationCaps: number;
+  /** `unsigned int [5]` at byte 92 */
   reserved: number[];
+  /** `nvmlVgpuVersion_t` at byte 112 */
   hostSupportedVgpuRange: nvmlVgpuVersion_st;
+  /** `unsigned int` at byte 120 */
   opaqueDataSize: number;
+  /** `char [4]` at byte 124 */
   opaqueData: number[];
 }
 /** `struct nvmlVgpuPlacementId_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuPlacementId_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   placementId: number;
 }
 /** `struct nvmlVgpuPlacementList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuPlacementList_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   placementSize: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   count: number;
+  /** `unsigned int *` at byte 16 · since CUDA 12.5 */
   placementIds: number;
 }
 /** `struct nvmlVgpuProcessUtilizationInfo_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessUtilizationInfo_v1_t {
+  /** `char [64]` at byte 0 · since CUDA 12.5 */
   processName: string;
+  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
   timeStamp: number | bigint;
+  /** `nvmlVgpuInstance_t` at byte 72 · since CUDA 12.5 */
   vgpuInstance: number;
+  /** `unsigned int` at byte 76 · since CUDA 12.5 */
   pid: number;
+  /** `unsigned int` at byte 80 · since CUDA 12.5 */
   smUtil: number;
+  /** `unsigned int` at byte 84 · since CUDA 12.5 */
   memUtil: number;
+  /** `unsigned int` at byte 88 · since CUDA 12.5 */
   encUtil: number;
+  /** `unsigned int` at byte 92 · since CUDA 12.5 */
   decUtil: number;
+  /** `unsigned int` at byte 96 · since CUDA 12.5 */
   jpgUtil: number;
+  /** `unsigned int` at byte 100 · since CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlVgpuProcessUtilizationSample_st` · 96 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessUtilizationSample_st {
+  /** `nvmlVgpuInstance_t` at byte 0 */
   vgpuInstance: number;
+  /** `unsigned int` at byte 4 */
   pid: number;
+  /** `char [64]` at byte 8 */
   processName: string;
+  /** `unsigned long long` at byte 72 */
   timeStamp: number | bigint;
+  /** `unsigned int` at byte 80 */
   smUtil: number;
+  /** `unsigned int` at byte 84 */
   memUtil: number;
+  /** `unsigned int` at byte 88 */
   encUtil: number;
+  /** `unsigned int` at byte 92 */
   decUtil: number;
 }
 /** `struct nvmlVgpuProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessesUtilizationInfo_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   version: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   vgpuProcessCount: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
+  /** `nvmlVgpuProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
   vgpuProcUtilArray: number;
 }
 /** `struct nvmlVgpuSchedulerCapabilities_st` · 40 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerCapabilities_st {
+  /** `unsigned int [3]` at byte 0 · since CUDA 12.5 */
   supportedSchedulers: number[];
+  /** `unsigned int` at byte 12 · since CUDA 12.5 */
   maxTimeslice: number;
+  /** `unsigned int` at byte 16 · since CUDA 12.5 */
   minTimeslice: number;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   isArrModeSupported: number;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   maxFrequencyForARR: number;
+  /** `unsigned int` at byte 28 · since CUDA 12.5 */
   minFrequencyForARR: number;
+  /** `unsigned int` at byte 32 · since CUDA 12.5 */
   maxAvgFactorForARR: number;
+  /** `unsigned int` at byte 36 · since CUDA 12.5 */
   minAvgFactorForARR: number;
 }
 /** `struct nvmlVgpuSchedulerGetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerGetState_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   schedulerPolicy: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   arrMode: number;
+  /** `nvmlVgpuSchedulerParams_t` at byte 8 · since CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
 }
 /** `struct nvmlVgpuSchedulerLogEntries_st` · 48 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLogEntries_st {
+  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
   timestamp: number | bigint;
+  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
   timeRunTotal: number | bigint;
+  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
   timeRun: number | bigint;
+  /** `unsigned int` at byte 24 · since CUDA 12.5 */
   swRunlistId: number;
+  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
   targetTimeSlice: number | bigint;
+  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
   cumulativePreemptionTime: number | bigint;
 }
 /** `struct nvmlVgpuSchedulerLog_st` · 9624 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLog_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   engineId: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   schedulerPolicy: number;
+  /** `unsigned int` at byte 8 · since CUDA 12.5 */
   arrMode: number;
+  /** `nvmlVgpuSchedulerParams_t` at byte 12 · since CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
+  /** `unsigned int` at byte 20 · since CUDA 12.5 */
   entriesCount: number;
+  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 24 · since CUDA 12.5 */
   logEntries: nvmlVgpuSchedulerLogEntries_st[];
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedData {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   avgFactor: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   avgFactor: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   frequency: number;
 }
 /** `struct nvmlVgpuSchedulerSetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetState_st {
+  /** `unsigned int` at byte 0 · since CUDA 12.5 */
   schedulerPolicy: number;
+  /** `unsigned int` at byte 4 · since CUDA 12.5 */
   enableARRMode: number;
+  /** `nvmlVgpuSchedulerSetParams_t` at byte 8 · since CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerSetParams_t;
 }
 /** `struct nvmlVgpuTypeBar1Info_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlVgpuTypeBar1Info_v1_t {
+  /** `unsigned int` at byte 0 · since CUDA 12.6 */
   version: number;
+  /** `unsigned long long` at byte 8 · since CUDA 12.6 */
   bar1Size: number | bigint;
 }
 /** `struct nvmlVgpuVersion_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuVersion_st {
+  /** `unsigned int` at byte 0 */
   minVersion: number;
+  /** `unsigned int` at byte 4 */
   maxVersion: number;
 }
 /** `struct nvmlViolationTime_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlViolationTime_st {
+  /** `unsigned long long` at byte 0 */
   referenceTime: number | bigint;
+  /** `unsigned long long` at byte 8 */
   violationTime: number | bigint;
 }
 /** `union nvmlValue_st` · 8 bytes, align 8 · nvml.h */
 export interface nvmlValue_st {
+  /** `double` at byte 0 */
   dVal: number;
+  /** `int` at byte 0 · since CUDA 12.5 */
   siVal: number;
+  /** `unsigned int` at byte 0 */
   uiVal: number;
+  /** `unsigned long` at byte 0 */
   ulVal: number | bigint;
+  /** `unsigned long long` at byte 0 */
   ullVal: number | bigint;
+  /** `long long` at byte 0 */
   sllVal: number | bigint;
+  /** `unsigned short` at byte 0 · since CUDA 12.6 */
   usVal: number;
 }
 /** `union nvmlVgpuSchedulerParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t {
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR;
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerParams_t_vgpuSchedData;
 }
 /** `union nvmlVgpuSchedulerSetParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t {
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR;
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerSetParams_t_vgpuSchedData;
 }
 

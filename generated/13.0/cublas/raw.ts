@@ -236,1337 +236,2004 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasAsumEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasAsumEx: typeof Asum_Ccopy.cublasAsumEx;
-/** `cublasStatus_t cublasAsumEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasAsumEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasAsumEx_64: typeof Asum_Ccopy.cublasAsumEx_64;
-/** `cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasAxpyEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasAxpyEx: typeof Asum_Ccopy.cublasAxpyEx;
-/** `cublasStatus_t cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasAxpyEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasAxpyEx_64: typeof Asum_Ccopy.cublasAxpyEx_64;
-/** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCaxpy: typeof Asum_Ccopy.cublasCaxpy;
-/** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCaxpy_v2_64: typeof Asum_Ccopy.cublasCaxpy_v2_64;
-/** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCcopy: typeof Asum_Ccopy.cublasCcopy;
-/** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCcopy_v2_64: typeof Asum_Ccopy.cublasCcopy_v2_64;
-/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdgmm: typeof Cdgmm_Cgbmv.cublasCdgmm;
-/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdgmm_64: typeof Cdgmm_Cgbmv.cublasCdgmm_64;
-/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdotc: typeof Cdgmm_Cgbmv.cublasCdotc;
-/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdotc_v2_64: typeof Cdgmm_Cgbmv.cublasCdotc_v2_64;
-/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdotu: typeof Cdgmm_Cgbmv.cublasCdotu;
-/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCdotu_v2_64: typeof Cdgmm_Cgbmv.cublasCdotu_v2_64;
-/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgbmv: typeof Cdgmm_Cgbmv.cublasCgbmv;
-/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgbmv_v2_64: typeof Cdgmm_Cgbmv.cublasCgbmv_v2_64;
-/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgeam: typeof Cgeam_Cgemm.cublasCgeam;
-/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgeam_64: typeof Cgeam_Cgemm.cublasCgeam_64;
-/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgelsBatched: typeof Cgeam_Cgemm.cublasCgelsBatched;
-/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm: typeof Cgeam_Cgemm.cublasCgemm;
-/** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3m: typeof Cgemm3.cublasCgemm3m;
-/** `cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mBatched: typeof Cgemm3.cublasCgemm3mBatched;
-/** `cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mBatched_64: typeof Cgemm3.cublasCgemm3mBatched_64;
-/** `cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mEx: typeof Cgemm3.cublasCgemm3mEx;
-/** `cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mEx_64: typeof Cgemm3.cublasCgemm3mEx_64;
-/** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mStridedBatched: typeof Cgemm3.cublasCgemm3mStridedBatched;
-/** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3mStridedBatched_64: typeof Cgemm3.cublasCgemm3mStridedBatched_64;
-/** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm3m_64: typeof Cgemm3.cublasCgemm3m_64;
-/** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmBatched: typeof Cgeam_Cgemm.cublasCgemmBatched;
-/** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmBatched_64: typeof Cgeam_Cgemm.cublasCgemmBatched_64;
-/** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmEx: typeof Cgeam_Cgemm.cublasCgemmEx;
-/** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmEx_64: typeof Cgeam_Cgemm.cublasCgemmEx_64;
-/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmStridedBatched: typeof Cgeam_Cgemm.cublasCgemmStridedBatched;
-/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemmStridedBatched_64: typeof Cgeam_Cgemm.cublasCgemmStridedBatched_64;
-/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemm_v2_64: typeof Cgeam_Cgemm.cublasCgemm_v2_64;
-/** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemv: typeof Cgemv_Cgerc.cublasCgemv;
-/** `cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *xarray, int incx, const cuComplex *beta, cuComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *xarray, int incx, const cuComplex *beta, cuComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemvBatched: typeof Cgemv_Cgerc.cublasCgemvBatched;
-/** `cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *xarray, int64_t incx, const cuComplex *beta, cuComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *xarray, int64_t incx, const cuComplex *beta, cuComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemvBatched_64: typeof Cgemv_Cgerc.cublasCgemvBatched_64;
-/** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemvStridedBatched: typeof Cgemv_Cgerc.cublasCgemvStridedBatched;
-/** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemvStridedBatched_64: typeof Cgemv_Cgerc.cublasCgemvStridedBatched_64;
-/** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgemv_v2_64: typeof Cgemv_Cgerc.cublasCgemv_v2_64;
-/** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgeqrfBatched: typeof Cgemv_Cgerc.cublasCgeqrfBatched;
-/** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgerc: typeof Cgemv_Cgerc.cublasCgerc;
-/** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgerc_v2_64: typeof Cgemv_Cgerc.cublasCgerc_v2_64;
-/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgeru: typeof Cgeru_Chemm.cublasCgeru;
-/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgeru_v2_64: typeof Cgeru_Chemm.cublasCgeru_v2_64;
-/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgetrfBatched: typeof Cgeru_Chemm.cublasCgetrfBatched;
-/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgetriBatched: typeof Cgeru_Chemm.cublasCgetriBatched;
-/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCgetrsBatched: typeof Cgeru_Chemm.cublasCgetrsBatched;
-/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChbmv: typeof Cgeru_Chemm.cublasChbmv;
-/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChbmv_v2_64: typeof Cgeru_Chemm.cublasChbmv_v2_64;
-/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChemm: typeof Cgeru_Chemm.cublasChemm;
-/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChemm_v2_64: typeof Cgeru_Chemm.cublasChemm_v2_64;
-/** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChemv: typeof Chemv_Cher2.cublasChemv;
-/** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChemv_v2_64: typeof Chemv_Cher2.cublasChemv_v2_64;
-/** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher: typeof Chemv_Cher2.cublasCher;
-/** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher2: typeof Chemv_Cher2.cublasCher2;
-/** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher2_v2_64: typeof Chemv_Cher2.cublasCher2_v2_64;
-/** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher2k: typeof Chemv_Cher2.cublasCher2k;
-/** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher2k_v2_64: typeof Chemv_Cher2.cublasCher2k_v2_64;
-/** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCher_v2_64: typeof Chemv_Cher2.cublasCher_v2_64;
-/** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherk: typeof Cherk_Cherkx.cublasCherk;
-/** `cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherk3mEx: typeof Cherk_Cherkx.cublasCherk3mEx;
-/** `cublasStatus_t cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherk3mEx_64: typeof Cherk_Cherkx.cublasCherk3mEx_64;
-/** `cublasStatus_t cublasCherkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherkEx: typeof Cherk_Cherkx.cublasCherkEx;
-/** `cublasStatus_t cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherkEx_64: typeof Cherk_Cherkx.cublasCherkEx_64;
-/** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherk_v2_64: typeof Cherk_Cherkx.cublasCherk_v2_64;
-/** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherkx: typeof Cherk_Cherkx.cublasCherkx;
-/** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCherkx_64: typeof Cherk_Cherkx.cublasCherkx_64;
-/** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpmv: typeof Chpmv_Copy.cublasChpmv;
-/** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpmv_v2_64: typeof Chpmv_Copy.cublasChpmv_v2_64;
-/** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpr: typeof Chpmv_Copy.cublasChpr;
-/** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpr2: typeof Chpmv_Copy.cublasChpr2;
-/** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpr2_v2_64: typeof Chpmv_Copy.cublasChpr2_v2_64;
-/** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasChpr_v2_64: typeof Chpmv_Copy.cublasChpr_v2_64;
-/** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCmatinvBatched: typeof Chpmv_Copy.cublasCmatinvBatched;
-/** `cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCopyEx: typeof Chpmv_Copy.cublasCopyEx;
-/** `cublasStatus_t cublasCopyEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCopyEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCopyEx_64: typeof Chpmv_Copy.cublasCopyEx_64;
-/** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCreate: typeof Create_Csrot.cublasCreate;
-/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCrot: typeof Create_Csrot.cublasCrot;
-/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCrot_v2_64: typeof Create_Csrot.cublasCrot_v2_64;
-/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCrotg: typeof Create_Csrot.cublasCrotg;
-/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCscal: typeof Create_Csrot.cublasCscal;
-/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCscal_v2_64: typeof Create_Csrot.cublasCscal_v2_64;
-/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsrot: typeof Create_Csrot.cublasCsrot;
-/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsrot_v2_64: typeof Create_Csrot.cublasCsrot_v2_64;
-/** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsscal: typeof Csscal_Csymv.cublasCsscal;
-/** `cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsscal_v2_64: typeof Csscal_Csymv.cublasCsscal_v2_64;
-/** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCswap: typeof Csscal_Csymv.cublasCswap;
-/** `cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCswap_v2_64: typeof Csscal_Csymv.cublasCswap_v2_64;
-/** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsymm: typeof Csscal_Csymv.cublasCsymm;
-/** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsymm_v2_64: typeof Csscal_Csymv.cublasCsymm_v2_64;
-/** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsymv: typeof Csscal_Csymv.cublasCsymv;
-/** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsymv_v2_64: typeof Csscal_Csymv.cublasCsymv_v2_64;
-/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr: typeof Csyr_Csyrk.cublasCsyr;
-/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr2: typeof Csyr_Csyrk.cublasCsyr2;
-/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr2_v2_64: typeof Csyr_Csyrk.cublasCsyr2_v2_64;
-/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr2k: typeof Csyr_Csyrk.cublasCsyr2k;
-/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr2k_v2_64: typeof Csyr_Csyrk.cublasCsyr2k_v2_64;
-/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyr_v2_64: typeof Csyr_Csyrk.cublasCsyr_v2_64;
-/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrk: typeof Csyr_Csyrk.cublasCsyrk;
-/** `cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrk3mEx: typeof Csyrk3_Ctbsv.cublasCsyrk3mEx;
-/** `cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrk3mEx_64: typeof Csyrk3_Ctbsv.cublasCsyrk3mEx_64;
-/** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrkEx: typeof Csyr_Csyrk.cublasCsyrkEx;
-/** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrkEx_64: typeof Csyr_Csyrk.cublasCsyrkEx_64;
-/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrk_v2_64: typeof Csyr_Csyrk.cublasCsyrk_v2_64;
-/** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrkx: typeof Csyrk3_Ctbsv.cublasCsyrkx;
-/** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCsyrkx_64: typeof Csyrk3_Ctbsv.cublasCsyrkx_64;
-/** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtbmv: typeof Csyrk3_Ctbsv.cublasCtbmv;
-/** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtbmv_v2_64: typeof Csyrk3_Ctbsv.cublasCtbmv_v2_64;
-/** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtbsv: typeof Csyrk3_Ctbsv.cublasCtbsv;
-/** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtbsv_v2_64: typeof Csyrk3_Ctbsv.cublasCtbsv_v2_64;
-/** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtpmv: typeof Ctpmv_Ctrmv.cublasCtpmv;
-/** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtpmv_v2_64: typeof Ctpmv_Ctrmv.cublasCtpmv_v2_64;
-/** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtpsv: typeof Ctpmv_Ctrmv.cublasCtpsv;
-/** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtpsv_v2_64: typeof Ctpmv_Ctrmv.cublasCtpsv_v2_64;
-/** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtpttr: typeof Ctpmv_Ctrmv.cublasCtpttr;
-/** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrmm: typeof Ctpmv_Ctrmv.cublasCtrmm;
-/** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrmm_v2_64: typeof Ctpmv_Ctrmv.cublasCtrmm_v2_64;
-/** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrmv: typeof Ctpmv_Ctrmv.cublasCtrmv;
-/** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrmv_v2_64: typeof Ctpmv_Ctrmv.cublasCtrmv_v2_64;
-/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsm: typeof Ctrsm_Dasum.cublasCtrsm;
-/** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsmBatched: typeof Ctrsm_Dasum.cublasCtrsmBatched;
-/** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsmBatched_64: typeof Ctrsm_Dasum.cublasCtrsmBatched_64;
-/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsm_v2_64: typeof Ctrsm_Dasum.cublasCtrsm_v2_64;
-/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsv: typeof Ctrsm_Dasum.cublasCtrsv;
-/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrsv_v2_64: typeof Ctrsm_Dasum.cublasCtrsv_v2_64;
-/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasCtrttp: typeof Ctrsm_Dasum.cublasCtrttp;
-/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDasum: typeof Ctrsm_Dasum.cublasDasum;
-/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDasum_v2_64: typeof Ctrsm_Dasum.cublasDasum_v2_64;
-/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDaxpy: typeof Daxpy_Ddot.cublasDaxpy;
-/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDaxpy_v2_64: typeof Daxpy_Ddot.cublasDaxpy_v2_64;
-/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDcopy: typeof Daxpy_Ddot.cublasDcopy;
-/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDcopy_v2_64: typeof Daxpy_Ddot.cublasDcopy_v2_64;
-/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDdgmm: typeof Daxpy_Ddot.cublasDdgmm;
-/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDdgmm_64: typeof Daxpy_Ddot.cublasDdgmm_64;
-/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDdot: typeof Daxpy_Ddot.cublasDdot;
-/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDdot_v2_64: typeof Daxpy_Ddot.cublasDdot_v2_64;
-/** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDestroy: typeof Destroy_Dgemm.cublasDestroy;
-/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgbmv: typeof Destroy_Dgemm.cublasDgbmv;
-/** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgbmv_v2_64: typeof Destroy_Dgemm.cublasDgbmv_v2_64;
-/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgeam: typeof Destroy_Dgemm.cublasDgeam;
-/** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgeam_64: typeof Destroy_Dgemm.cublasDgeam_64;
-/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgelsBatched: typeof Destroy_Dgemm.cublasDgelsBatched;
-/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemm: typeof Destroy_Dgemm.cublasDgemm;
-/** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmBatched: typeof Destroy_Dgemm.cublasDgemmBatched;
-/** `cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *Barray, int64_t ldb, const double *beta, double *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *Barray, int64_t ldb, const double *beta, double *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmBatched_64: typeof Destroy_Dgemm.cublasDgemmBatched_64;
-/** `cublasStatus_t cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const double *alpha_array, const double *const *Aarray, const int *lda_array, const double *const *Barray, const int *ldb_array, const double *beta_array, double *const *Carray, const int *ldc_array, int group_count, const int *group_size)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const double *alpha_array, const double *const *Aarray, const int *lda_array, const double *const *Barray, const int *ldb_array, const double *beta_array, double *const *Carray, const int *ldc_array, int group_count, const int *group_size)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmGroupedBatched: typeof Destroy_Dgemm.cublasDgemmGroupedBatched;
-/** `cublasStatus_t cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const double *alpha_array, const double *const *Aarray, const int64_t *lda_array, const double *const *Barray, const int64_t *ldb_array, const double *beta_array, double *const *Carray, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const double *alpha_array, const double *const *Aarray, const int64_t *lda_array, const double *const *Barray, const int64_t *ldb_array, const double *beta_array, double *const *Carray, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmGroupedBatched_64: typeof Destroy_Dgemm.cublasDgemmGroupedBatched_64;
-/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmStridedBatched: typeof Destroy_Dgemm.cublasDgemmStridedBatched;
-/** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemmStridedBatched_64: typeof Destroy_Dgemm.cublasDgemmStridedBatched_64;
-/** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemm_v2_64: typeof Destroy_Dgemm.cublasDgemm_v2_64;
-/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemv: typeof Dgemv_Dger.cublasDgemv;
-/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemvBatched: typeof Dgemv_Dger.cublasDgemvBatched;
-/** `cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *xarray, int64_t incx, const double *beta, double *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *xarray, int64_t incx, const double *beta, double *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemvBatched_64: typeof Dgemv_Dger.cublasDgemvBatched_64;
-/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemvStridedBatched: typeof Dgemv_Dger.cublasDgemvStridedBatched;
-/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemvStridedBatched_64: typeof Dgemv_Dger.cublasDgemvStridedBatched_64;
-/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgemv_v2_64: typeof Dgemv_Dger.cublasDgemv_v2_64;
-/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgeqrfBatched: typeof Dgemv_Dger.cublasDgeqrfBatched;
-/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDger: typeof Dgemv_Dger.cublasDger;
-/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDger_v2_64: typeof Dgemv_Dger.cublasDger_v2_64;
-/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgetrfBatched: typeof Dgetrf_Dot.cublasDgetrfBatched;
-/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgetriBatched: typeof Dgetrf_Dot.cublasDgetriBatched;
-/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDgetrsBatched: typeof Dgetrf_Dot.cublasDgetrsBatched;
-/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDmatinvBatched: typeof Dgetrf_Dot.cublasDmatinvBatched;
-/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDnrm2: typeof Dgetrf_Dot.cublasDnrm2;
-/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDnrm2_v2_64: typeof Dgetrf_Dot.cublasDnrm2_v2_64;
-/** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDotEx: typeof Dgetrf_Dot.cublasDotEx;
-/** `cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDotEx_64: typeof Dgetrf_Dot.cublasDotEx_64;
-/** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDotcEx: typeof Dotc_Drotmg.cublasDotcEx;
-/** `cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDotcEx_64: typeof Dotc_Drotmg.cublasDotcEx_64;
-/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrot: typeof Dotc_Drotmg.cublasDrot;
-/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrot_v2_64: typeof Dotc_Drotmg.cublasDrot_v2_64;
-/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrotg: typeof Dotc_Drotmg.cublasDrotg;
-/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrotm: typeof Dotc_Drotmg.cublasDrotm;
-/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrotm_v2_64: typeof Dotc_Drotmg.cublasDrotm_v2_64;
-/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDrotmg: typeof Dotc_Drotmg.cublasDrotmg;
-/** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsbmv: typeof Dsbmv_Dspr.cublasDsbmv;
-/** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsbmv_v2_64: typeof Dsbmv_Dspr.cublasDsbmv_v2_64;
-/** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDscal: typeof Dsbmv_Dspr.cublasDscal;
-/** `cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDscal_v2_64: typeof Dsbmv_Dspr.cublasDscal_v2_64;
-/** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspmv: typeof Dsbmv_Dspr.cublasDspmv;
-/** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspmv_v2_64: typeof Dsbmv_Dspr.cublasDspmv_v2_64;
-/** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspr: typeof Dsbmv_Dspr.cublasDspr;
-/** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspr2: typeof Dspr2_Dsymv.cublasDspr2;
-/** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspr2_v2_64: typeof Dspr2_Dsymv.cublasDspr2_v2_64;
-/** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDspr_v2_64: typeof Dsbmv_Dspr.cublasDspr_v2_64;
-/** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDswap: typeof Dspr2_Dsymv.cublasDswap;
-/** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDswap_v2_64: typeof Dspr2_Dsymv.cublasDswap_v2_64;
-/** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsymm: typeof Dspr2_Dsymv.cublasDsymm;
-/** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsymm_v2_64: typeof Dspr2_Dsymv.cublasDsymm_v2_64;
-/** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsymv: typeof Dspr2_Dsymv.cublasDsymv;
-/** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsymv_v2_64: typeof Dspr2_Dsymv.cublasDsymv_v2_64;
-/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr: typeof Dsyr_Dsyrk.cublasDsyr;
-/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr2: typeof Dsyr_Dsyrk.cublasDsyr2;
-/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr2_v2_64: typeof Dsyr_Dsyrk.cublasDsyr2_v2_64;
-/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr2k: typeof Dsyr_Dsyrk.cublasDsyr2k;
-/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr2k_v2_64: typeof Dsyr_Dsyrk.cublasDsyr2k_v2_64;
-/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyr_v2_64: typeof Dsyr_Dsyrk.cublasDsyr_v2_64;
-/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyrk: typeof Dsyr_Dsyrk.cublasDsyrk;
-/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyrk_v2_64: typeof Dsyr_Dsyrk.cublasDsyrk_v2_64;
-/** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyrkx: typeof Dsyrkx_Dtpmv.cublasDsyrkx;
-/** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDsyrkx_64: typeof Dsyrkx_Dtpmv.cublasDsyrkx_64;
-/** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtbmv: typeof Dsyrkx_Dtpmv.cublasDtbmv;
-/** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtbmv_v2_64: typeof Dsyrkx_Dtpmv.cublasDtbmv_v2_64;
-/** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtbsv: typeof Dsyrkx_Dtpmv.cublasDtbsv;
-/** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtbsv_v2_64: typeof Dsyrkx_Dtpmv.cublasDtbsv_v2_64;
-/** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtpmv: typeof Dsyrkx_Dtpmv.cublasDtpmv;
-/** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtpmv_v2_64: typeof Dsyrkx_Dtpmv.cublasDtpmv_v2_64;
-/** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtpsv: typeof Dtpsv_Dtrsm.cublasDtpsv;
-/** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtpsv_v2_64: typeof Dtpsv_Dtrsm.cublasDtpsv_v2_64;
-/** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtpttr: typeof Dtpsv_Dtrsm.cublasDtpttr;
-/** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrmm: typeof Dtpsv_Dtrsm.cublasDtrmm;
-/** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrmm_v2_64: typeof Dtpsv_Dtrsm.cublasDtrmm_v2_64;
-/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrmv: typeof Dtpsv_Dtrsm.cublasDtrmv;
-/** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrmv_v2_64: typeof Dtpsv_Dtrsm.cublasDtrmv_v2_64;
-/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsm: typeof Dtpsv_Dtrsm.cublasDtrsm;
-/** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsmBatched: typeof Dtpsv_Dtrsm.cublasDtrsmBatched;
-/** `cublasStatus_t cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const *A, int64_t lda, double *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const *A, int64_t lda, double *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsmBatched_64: typeof Dtpsv_Dtrsm.cublasDtrsmBatched_64;
-/** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsm_v2_64: typeof Dtpsv_Dtrsm.cublasDtrsm_v2_64;
-/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsv: typeof Dtrsv_Gemm.cublasDtrsv;
-/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrsv_v2_64: typeof Dtrsv_Gemm.cublasDtrsv_v2_64;
-/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDtrttp: typeof Dtrsv_Gemm.cublasDtrttp;
-/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDzasum: typeof Dtrsv_Gemm.cublasDzasum;
-/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDzasum_v2_64: typeof Dtrsv_Gemm.cublasDzasum_v2_64;
-/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDznrm2: typeof Dtrsv_Gemm.cublasDznrm2;
-/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasDznrm2_v2_64: typeof Dtrsv_Gemm.cublasDznrm2_v2_64;
-/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmBatchedEx: typeof Dtrsv_Gemm.cublasGemmBatchedEx;
-/** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmBatchedEx_64: typeof Dtrsv_Gemm.cublasGemmBatchedEx_64;
-/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmEx: typeof Dtrsv_Gemm.cublasGemmEx;
-/** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmEx_64: typeof Dtrsv_Gemm.cublasGemmEx_64;
-/** `cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int *lda_array, const void *const *Barray, cudaDataType_t Btype, const int *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int *ldc_array, int group_count, const int *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int *lda_array, const void *const *Barray, cudaDataType_t Btype, const int *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int *ldc_array, int group_count, const int *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmGroupedBatchedEx: typeof Dtrsv_Gemm.cublasGemmGroupedBatchedEx;
-/** `cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int64_t *lda_array, const void *const *Barray, cudaDataType_t Btype, const int64_t *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int64_t *lda_array, const void *const *Barray, cudaDataType_t Btype, const int64_t *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmGroupedBatchedEx_64: typeof Dtrsv_Gemm.cublasGemmGroupedBatchedEx_64;
-/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmStridedBatchedEx: typeof Dtrsv_Gemm.cublasGemmStridedBatchedEx;
-/** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGemmStridedBatchedEx_64: typeof Dtrsv_Gemm.cublasGemmStridedBatchedEx_64;
-/** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetAtomicsMode: typeof Get.cublasGetAtomicsMode;
-/** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 13.0 */
+/** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetCudartVersion: typeof Get.cublasGetCudartVersion;
-/** `cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetEmulationSpecialValuesSupport: typeof Get.cublasGetEmulationSpecialValuesSupport;
-/** `cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetEmulationStrategy: typeof Get.cublasGetEmulationStrategy;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetFixedPointEmulationMantissaBitCountPointer: typeof Get.cublasGetFixedPointEmulationMantissaBitCountPointer;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetFixedPointEmulationMantissaBitOffset: typeof Get.cublasGetFixedPointEmulationMantissaBitOffset;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetFixedPointEmulationMantissaControl: typeof Get.cublasGetFixedPointEmulationMantissaControl;
-/** `cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasGetFixedPointEmulationMaxMantissaBitCount: typeof Get.cublasGetFixedPointEmulationMaxMantissaBitCount;
-/** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetLoggerCallback: typeof Get.cublasGetLoggerCallback;
-/** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetMathMode: typeof Get.cublasGetMathMode;
-/** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetMatrix: typeof Get.cublasGetMatrix;
-/** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetMatrixAsync: typeof Get.cublasGetMatrixAsync;
-/** `cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetMatrixAsync_64: typeof Get.cublasGetMatrixAsync_64;
-/** `cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetMatrix_64: typeof Get.cublasGetMatrix_64;
-/** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetPointerMode: typeof Get.cublasGetPointerMode;
-/** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetProperty: typeof Get.cublasGetProperty;
-/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetSmCountTarget: typeof Get.cublasGetSmCountTarget;
-/** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 13.0 */
+/** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetStatusName: typeof Get.cublasGetStatusName;
-/** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 13.0 */
+/** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetStatusString: typeof Get.cublasGetStatusString;
-/** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetStream: typeof Get.cublasGetStream;
-/** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetVector: typeof Get.cublasGetVector;
-/** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetVectorAsync: typeof Get.cublasGetVectorAsync;
-/** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetVectorAsync_64: typeof Get.cublasGetVectorAsync_64;
-/** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetVector_64: typeof Get.cublasGetVector_64;
-/** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasGetVersion: typeof Get.cublasGetVersion;
-/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIamaxEx: typeof Iamax_Icamin.cublasIamaxEx;
-/** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIamaxEx_64: typeof Iamax_Icamin.cublasIamaxEx_64;
-/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIaminEx: typeof Iamax_Icamin.cublasIaminEx;
-/** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIaminEx_64: typeof Iamax_Icamin.cublasIaminEx_64;
-/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIcamax: typeof Iamax_Icamin.cublasIcamax;
-/** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIcamax_v2_64: typeof Iamax_Icamin.cublasIcamax_v2_64;
-/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIcamin: typeof Iamax_Icamin.cublasIcamin;
-/** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIcamin_v2_64: typeof Iamax_Icamin.cublasIcamin_v2_64;
-/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIdamax: typeof Idamax_Isamin.cublasIdamax;
-/** `cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIdamax_v2_64: typeof Idamax_Isamin.cublasIdamax_v2_64;
-/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIdamin: typeof Idamax_Isamin.cublasIdamin;
-/** `cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIdamin_v2_64: typeof Idamax_Isamin.cublasIdamin_v2_64;
-/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIsamax: typeof Idamax_Isamin.cublasIsamax;
-/** `cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIsamax_v2_64: typeof Idamax_Isamin.cublasIsamax_v2_64;
-/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIsamin: typeof Idamax_Isamin.cublasIsamin;
-/** `cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIsamin_v2_64: typeof Idamax_Isamin.cublasIsamin_v2_64;
-/** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIzamax: typeof Izamax_Rot.cublasIzamax;
-/** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIzamax_v2_64: typeof Izamax_Rot.cublasIzamax_v2_64;
-/** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIzamin: typeof Izamax_Rot.cublasIzamin;
-/** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasIzamin_v2_64: typeof Izamax_Rot.cublasIzamin_v2_64;
-/** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasLoggerConfigure: typeof Izamax_Rot.cublasLoggerConfigure;
-/** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasNrm2Ex: typeof Izamax_Rot.cublasNrm2Ex;
-/** `cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasNrm2Ex_64: typeof Izamax_Rot.cublasNrm2Ex_64;
-/** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotEx: typeof Izamax_Rot.cublasRotEx;
-/** `cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotEx_64: typeof Izamax_Rot.cublasRotEx_64;
-/** `cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotgEx: typeof Rotg_Saxpy.cublasRotgEx;
-/** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotmEx: typeof Rotg_Saxpy.cublasRotmEx;
-/** `cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotmEx_64: typeof Rotg_Saxpy.cublasRotmEx_64;
-/** `cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasRotmgEx: typeof Rotg_Saxpy.cublasRotmgEx;
-/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSasum: typeof Rotg_Saxpy.cublasSasum;
-/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSasum_v2_64: typeof Rotg_Saxpy.cublasSasum_v2_64;
-/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSaxpy: typeof Rotg_Saxpy.cublasSaxpy;
-/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSaxpy_v2_64: typeof Rotg_Saxpy.cublasSaxpy_v2_64;
-/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScalEx: typeof Scal_Scopy.cublasScalEx;
-/** `cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScalEx_64: typeof Scal_Scopy.cublasScalEx_64;
-/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScasum: typeof Scal_Scopy.cublasScasum;
-/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScasum_v2_64: typeof Scal_Scopy.cublasScasum_v2_64;
-/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScnrm2: typeof Scal_Scopy.cublasScnrm2;
-/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScnrm2_v2_64: typeof Scal_Scopy.cublasScnrm2_v2_64;
-/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScopy: typeof Scal_Scopy.cublasScopy;
-/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasScopy_v2_64: typeof Scal_Scopy.cublasScopy_v2_64;
-/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSdgmm: typeof Sdgmm_Set.cublasSdgmm;
-/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSdgmm_64: typeof Sdgmm_Set.cublasSdgmm_64;
-/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSdot: typeof Sdgmm_Set.cublasSdot;
-/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSdot_v2_64: typeof Sdgmm_Set.cublasSdot_v2_64;
-/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetAtomicsMode: typeof Sdgmm_Set.cublasSetAtomicsMode;
-/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetEmulationSpecialValuesSupport: typeof Sdgmm_Set.cublasSetEmulationSpecialValuesSupport;
-/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetEmulationStrategy: typeof Sdgmm_Set.cublasSetEmulationStrategy;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetFixedPointEmulationMantissaBitCountPointer: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaBitCountPointer;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetFixedPointEmulationMantissaBitOffset: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaBitOffset;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetFixedPointEmulationMantissaControl: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaControl;
-/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0) */
+/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+ * @function */
 export declare const cublasSetFixedPointEmulationMaxMantissaBitCount: typeof Sdgmm_Set.cublasSetFixedPointEmulationMaxMantissaBitCount;
-/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 13.0 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
+/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 13.0 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+ * @function */
 export declare const cublasSetLoggerCallback: typeof Sdgmm_Set.cublasSetLoggerCallback;
-/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetMathMode: typeof Sdgmm_Set.cublasSetMathMode;
-/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetMatrix: typeof Sdgmm_Set.cublasSetMatrix;
-/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetMatrixAsync: typeof Sdgmm_Set.cublasSetMatrixAsync;
-/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetMatrixAsync_64: typeof Sdgmm_Set.cublasSetMatrixAsync_64;
-/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetMatrix_64: typeof Sdgmm_Set.cublasSetMatrix_64;
-/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetPointerMode: typeof Sdgmm_Set.cublasSetPointerMode;
-/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetSmCountTarget: typeof Sdgmm_Set.cublasSetSmCountTarget;
-/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetStream: typeof Sdgmm_Set.cublasSetStream;
-/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetVector: typeof Sdgmm_Set.cublasSetVector;
-/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetVectorAsync: typeof Sdgmm_Set.cublasSetVectorAsync;
-/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetVectorAsync_64: typeof Sdgmm_Set.cublasSetVectorAsync_64;
-/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetVector_64: typeof Sdgmm_Set.cublasSetVector_64;
-/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSetWorkspace: typeof Sdgmm_Set.cublasSetWorkspace;
-/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgbmv: typeof Sgbmv_Sgemm.cublasSgbmv;
-/** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgbmv_v2_64: typeof Sgbmv_Sgemm.cublasSgbmv_v2_64;
-/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgeam: typeof Sgbmv_Sgemm.cublasSgeam;
-/** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgeam_64: typeof Sgbmv_Sgemm.cublasSgeam_64;
-/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgelsBatched: typeof Sgbmv_Sgemm.cublasSgelsBatched;
-/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemm: typeof Sgbmv_Sgemm.cublasSgemm;
-/** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmBatched: typeof Sgbmv_Sgemm.cublasSgemmBatched;
-/** `cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *Barray, int64_t ldb, const float *beta, float *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *Barray, int64_t ldb, const float *beta, float *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmBatched_64: typeof Sgbmv_Sgemm.cublasSgemmBatched_64;
-/** `cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmEx: typeof Sgbmv_Sgemm.cublasSgemmEx;
-/** `cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmEx_64: typeof Sgbmv_Sgemm.cublasSgemmEx_64;
-/** `cublasStatus_t cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const float *alpha_array, const float *const *Aarray, const int *lda_array, const float *const *Barray, const int *ldb_array, const float *beta_array, float *const *Carray, const int *ldc_array, int group_count, const int *group_size)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmGroupedBatched(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const float *alpha_array, const float *const *Aarray, const int *lda_array, const float *const *Barray, const int *ldb_array, const float *beta_array, float *const *Carray, const int *ldc_array, int group_count, const int *group_size)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmGroupedBatched: typeof Sgbmv_Sgemm.cublasSgemmGroupedBatched;
-/** `cublasStatus_t cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const float *alpha_array, const float *const *Aarray, const int64_t *lda_array, const float *const *Barray, const int64_t *ldb_array, const float *beta_array, float *const *Carray, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmGroupedBatched_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const float *alpha_array, const float *const *Aarray, const int64_t *lda_array, const float *const *Barray, const int64_t *ldb_array, const float *beta_array, float *const *Carray, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmGroupedBatched_64: typeof Sgbmv_Sgemm.cublasSgemmGroupedBatched_64;
-/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmStridedBatched: typeof Sgbmv_Sgemm.cublasSgemmStridedBatched;
-/** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemmStridedBatched_64: typeof Sgbmv_Sgemm.cublasSgemmStridedBatched_64;
-/** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemm_v2_64: typeof Sgbmv_Sgemm.cublasSgemm_v2_64;
-/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemv: typeof Sgemv_Sger.cublasSgemv;
-/** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemvBatched: typeof Sgemv_Sger.cublasSgemvBatched;
-/** `cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *xarray, int64_t incx, const float *beta, float *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const *Aarray, int64_t lda, const float *const *xarray, int64_t incx, const float *beta, float *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemvBatched_64: typeof Sgemv_Sger.cublasSgemvBatched_64;
-/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemvStridedBatched: typeof Sgemv_Sger.cublasSgemvStridedBatched;
-/** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemvStridedBatched_64: typeof Sgemv_Sger.cublasSgemvStridedBatched_64;
-/** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgemv_v2_64: typeof Sgemv_Sger.cublasSgemv_v2_64;
-/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgeqrfBatched: typeof Sgemv_Sger.cublasSgeqrfBatched;
-/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSger: typeof Sgemv_Sger.cublasSger;
-/** `cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSger_v2_64: typeof Sgemv_Sger.cublasSger_v2_64;
-/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgetrfBatched: typeof Sgetrf_Srot.cublasSgetrfBatched;
-/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgetriBatched: typeof Sgetrf_Srot.cublasSgetriBatched;
-/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSgetrsBatched: typeof Sgetrf_Srot.cublasSgetrsBatched;
-/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSmatinvBatched: typeof Sgetrf_Srot.cublasSmatinvBatched;
-/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSnrm2: typeof Sgetrf_Srot.cublasSnrm2;
-/** `cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSnrm2_v2_64: typeof Sgetrf_Srot.cublasSnrm2_v2_64;
-/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrot: typeof Sgetrf_Srot.cublasSrot;
-/** `cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrot_v2_64: typeof Sgetrf_Srot.cublasSrot_v2_64;
-/** `cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrotg: typeof Srotg_Sscal.cublasSrotg;
-/** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrotm: typeof Srotg_Sscal.cublasSrotm;
-/** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrotm_v2_64: typeof Srotg_Sscal.cublasSrotm_v2_64;
-/** `cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSrotmg: typeof Srotg_Sscal.cublasSrotmg;
-/** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsbmv: typeof Srotg_Sscal.cublasSsbmv;
-/** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsbmv_v2_64: typeof Srotg_Sscal.cublasSsbmv_v2_64;
-/** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSscal: typeof Srotg_Sscal.cublasSscal;
-/** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSscal_v2_64: typeof Srotg_Sscal.cublasSscal_v2_64;
-/** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspmv: typeof Sspmv_Sswap.cublasSspmv;
-/** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspmv_v2_64: typeof Sspmv_Sswap.cublasSspmv_v2_64;
-/** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspr: typeof Sspmv_Sswap.cublasSspr;
-/** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspr2: typeof Sspmv_Sswap.cublasSspr2;
-/** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspr2_v2_64: typeof Sspmv_Sswap.cublasSspr2_v2_64;
-/** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSspr_v2_64: typeof Sspmv_Sswap.cublasSspr_v2_64;
-/** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSswap: typeof Sspmv_Sswap.cublasSswap;
-/** `cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSswap_v2_64: typeof Sspmv_Sswap.cublasSswap_v2_64;
-/** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsymm: typeof Ssymm_Ssyr2.cublasSsymm;
-/** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsymm_v2_64: typeof Ssymm_Ssyr2.cublasSsymm_v2_64;
-/** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsymv: typeof Ssymm_Ssyr2.cublasSsymv;
-/** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsymv_v2_64: typeof Ssymm_Ssyr2.cublasSsymv_v2_64;
-/** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr: typeof Ssymm_Ssyr2.cublasSsyr;
-/** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr2: typeof Ssymm_Ssyr2.cublasSsyr2;
-/** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr2_v2_64: typeof Ssymm_Ssyr2.cublasSsyr2_v2_64;
-/** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr2k: typeof Ssymm_Ssyr2.cublasSsyr2k;
-/** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr2k_v2_64: typeof Ssymm_Ssyr2.cublasSsyr2k_v2_64;
-/** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyr_v2_64: typeof Ssymm_Ssyr2.cublasSsyr_v2_64;
-/** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyrk: typeof Ssyrk_Stbsv.cublasSsyrk;
-/** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyrk_v2_64: typeof Ssyrk_Stbsv.cublasSsyrk_v2_64;
-/** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyrkx: typeof Ssyrk_Stbsv.cublasSsyrkx;
-/** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSsyrkx_64: typeof Ssyrk_Stbsv.cublasSsyrkx_64;
-/** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStbmv: typeof Ssyrk_Stbsv.cublasStbmv;
-/** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStbmv_v2_64: typeof Ssyrk_Stbsv.cublasStbmv_v2_64;
-/** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStbsv: typeof Ssyrk_Stbsv.cublasStbsv;
-/** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStbsv_v2_64: typeof Ssyrk_Stbsv.cublasStbsv_v2_64;
-/** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStpmv: typeof Stpmv_Strmv.cublasStpmv;
-/** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStpmv_v2_64: typeof Stpmv_Strmv.cublasStpmv_v2_64;
-/** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStpsv: typeof Stpmv_Strmv.cublasStpsv;
-/** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStpsv_v2_64: typeof Stpmv_Strmv.cublasStpsv_v2_64;
-/** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStpttr: typeof Stpmv_Strmv.cublasStpttr;
-/** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrmm: typeof Stpmv_Strmv.cublasStrmm;
-/** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrmm_v2_64: typeof Stpmv_Strmv.cublasStrmm_v2_64;
-/** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrmv: typeof Stpmv_Strmv.cublasStrmv;
-/** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrmv_v2_64: typeof Stpmv_Strmv.cublasStrmv_v2_64;
-/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsm: typeof Strsm_Swap.cublasStrsm;
-/** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsmBatched: typeof Strsm_Swap.cublasStrsmBatched;
-/** `cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const *A, int64_t lda, float *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const *A, int64_t lda, float *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsmBatched_64: typeof Strsm_Swap.cublasStrsmBatched_64;
-/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsm_v2_64: typeof Strsm_Swap.cublasStrsm_v2_64;
-/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsv: typeof Strsm_Swap.cublasStrsv;
-/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrsv_v2_64: typeof Strsm_Swap.cublasStrsv_v2_64;
-/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasStrttp: typeof Strsm_Swap.cublasStrttp;
-/** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSwapEx: typeof Strsm_Swap.cublasSwapEx;
-/** `cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasSwapEx_64: typeof Strsm_Swap.cublasSwapEx_64;
-/** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasUint8gemmBias: typeof Uint8_Zdgmm.cublasUint8gemmBias;
-/** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 13.0 */
+/** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasXerbla: typeof Uint8_Zdgmm.cublasXerbla;
-/** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZaxpy: typeof Uint8_Zdgmm.cublasZaxpy;
-/** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZaxpy_v2_64: typeof Uint8_Zdgmm.cublasZaxpy_v2_64;
-/** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZcopy: typeof Uint8_Zdgmm.cublasZcopy;
-/** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZcopy_v2_64: typeof Uint8_Zdgmm.cublasZcopy_v2_64;
-/** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdgmm: typeof Uint8_Zdgmm.cublasZdgmm;
-/** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdgmm_64: typeof Uint8_Zdgmm.cublasZdgmm_64;
-/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdotc: typeof Zdotc_Zdscal.cublasZdotc;
-/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdotc_v2_64: typeof Zdotc_Zdscal.cublasZdotc_v2_64;
-/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdotu: typeof Zdotc_Zdscal.cublasZdotu;
-/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdotu_v2_64: typeof Zdotc_Zdscal.cublasZdotu_v2_64;
-/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdrot: typeof Zdotc_Zdscal.cublasZdrot;
-/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdrot_v2_64: typeof Zdotc_Zdscal.cublasZdrot_v2_64;
-/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdscal: typeof Zdotc_Zdscal.cublasZdscal;
-/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZdscal_v2_64: typeof Zdotc_Zdscal.cublasZdscal_v2_64;
-/** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgbmv: typeof Zgbmv_Zgemm.cublasZgbmv;
-/** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgbmv_v2_64: typeof Zgbmv_Zgemm.cublasZgbmv_v2_64;
-/** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgeam: typeof Zgbmv_Zgemm.cublasZgeam;
-/** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgeam_64: typeof Zgbmv_Zgemm.cublasZgeam_64;
-/** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgelsBatched: typeof Zgbmv_Zgemm.cublasZgelsBatched;
-/** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemm: typeof Zgbmv_Zgemm.cublasZgemm;
-/** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemm3m: typeof Zgemm3_Zgemv.cublasZgemm3m;
-/** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemm3m_64: typeof Zgemm3_Zgemv.cublasZgemm3m_64;
-/** `cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *Barray, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *Barray, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemmBatched: typeof Zgbmv_Zgemm.cublasZgemmBatched;
-/** `cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *Barray, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *Barray, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemmBatched_64: typeof Zgbmv_Zgemm.cublasZgemmBatched_64;
-/** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemmStridedBatched: typeof Zgbmv_Zgemm.cublasZgemmStridedBatched;
-/** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemmStridedBatched_64: typeof Zgbmv_Zgemm.cublasZgemmStridedBatched_64;
-/** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemm_v2_64: typeof Zgbmv_Zgemm.cublasZgemm_v2_64;
-/** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemv: typeof Zgemm3_Zgemv.cublasZgemv;
-/** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemvBatched: typeof Zgemm3_Zgemv.cublasZgemvBatched;
-/** `cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *xarray, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *xarray, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemvBatched_64: typeof Zgemm3_Zgemv.cublasZgemvBatched_64;
-/** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemvStridedBatched: typeof Zgemm3_Zgemv.cublasZgemvStridedBatched;
-/** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemvStridedBatched_64: typeof Zgemm3_Zgemv.cublasZgemvStridedBatched_64;
-/** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgemv_v2_64: typeof Zgemm3_Zgemv.cublasZgemv_v2_64;
-/** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgeqrfBatched: typeof Zgeqrf_Zgetrs.cublasZgeqrfBatched;
-/** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgerc: typeof Zgeqrf_Zgetrs.cublasZgerc;
-/** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgerc_v2_64: typeof Zgeqrf_Zgetrs.cublasZgerc_v2_64;
-/** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgeru: typeof Zgeqrf_Zgetrs.cublasZgeru;
-/** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgeru_v2_64: typeof Zgeqrf_Zgetrs.cublasZgeru_v2_64;
-/** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgetrfBatched: typeof Zgeqrf_Zgetrs.cublasZgetrfBatched;
-/** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgetriBatched: typeof Zgeqrf_Zgetrs.cublasZgetriBatched;
-/** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZgetrsBatched: typeof Zgeqrf_Zgetrs.cublasZgetrsBatched;
-/** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhbmv: typeof Zhbmv_Zher.cublasZhbmv;
-/** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhbmv_v2_64: typeof Zhbmv_Zher.cublasZhbmv_v2_64;
-/** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhemm: typeof Zhbmv_Zher.cublasZhemm;
-/** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhemm_v2_64: typeof Zhbmv_Zher.cublasZhemm_v2_64;
-/** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhemv: typeof Zhbmv_Zher.cublasZhemv;
-/** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhemv_v2_64: typeof Zhbmv_Zher.cublasZhemv_v2_64;
-/** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher: typeof Zhbmv_Zher.cublasZher;
-/** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher2: typeof Zher2_Zherkx.cublasZher2;
-/** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher2_v2_64: typeof Zher2_Zherkx.cublasZher2_v2_64;
-/** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher2k: typeof Zher2_Zherkx.cublasZher2k;
-/** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher2k_v2_64: typeof Zher2_Zherkx.cublasZher2k_v2_64;
-/** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZher_v2_64: typeof Zhbmv_Zher.cublasZher_v2_64;
-/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZherk: typeof Zher2_Zherkx.cublasZherk;
-/** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZherk_v2_64: typeof Zher2_Zherkx.cublasZherk_v2_64;
-/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZherkx: typeof Zher2_Zherkx.cublasZherkx;
-/** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZherkx_64: typeof Zher2_Zherkx.cublasZherkx_64;
-/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpmv: typeof Zhpmv_Zrot.cublasZhpmv;
-/** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpmv_v2_64: typeof Zhpmv_Zrot.cublasZhpmv_v2_64;
-/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpr: typeof Zhpmv_Zrot.cublasZhpr;
-/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpr2: typeof Zhpmv_Zrot.cublasZhpr2;
-/** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpr2_v2_64: typeof Zhpmv_Zrot.cublasZhpr2_v2_64;
-/** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZhpr_v2_64: typeof Zhpmv_Zrot.cublasZhpr_v2_64;
-/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZmatinvBatched: typeof Zhpmv_Zrot.cublasZmatinvBatched;
-/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZrot: typeof Zhpmv_Zrot.cublasZrot;
-/** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZrot_v2_64: typeof Zhpmv_Zrot.cublasZrot_v2_64;
-/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZrotg: typeof Zrotg_Zsymv.cublasZrotg;
-/** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZscal: typeof Zrotg_Zsymv.cublasZscal;
-/** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZscal_v2_64: typeof Zrotg_Zsymv.cublasZscal_v2_64;
-/** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZswap: typeof Zrotg_Zsymv.cublasZswap;
-/** `cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZswap_v2_64: typeof Zrotg_Zsymv.cublasZswap_v2_64;
-/** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsymm: typeof Zrotg_Zsymv.cublasZsymm;
-/** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsymm_v2_64: typeof Zrotg_Zsymv.cublasZsymm_v2_64;
-/** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsymv: typeof Zrotg_Zsymv.cublasZsymv;
-/** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsymv_v2_64: typeof Zrotg_Zsymv.cublasZsymv_v2_64;
-/** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr: typeof Zsyr_Zsyrk.cublasZsyr;
-/** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr2: typeof Zsyr_Zsyrk.cublasZsyr2;
-/** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr2_v2_64: typeof Zsyr_Zsyrk.cublasZsyr2_v2_64;
-/** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr2k: typeof Zsyr_Zsyrk.cublasZsyr2k;
-/** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr2k_v2_64: typeof Zsyr_Zsyrk.cublasZsyr2k_v2_64;
-/** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyr_v2_64: typeof Zsyr_Zsyrk.cublasZsyr_v2_64;
-/** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyrk: typeof Zsyr_Zsyrk.cublasZsyrk;
-/** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyrk_v2_64: typeof Zsyr_Zsyrk.cublasZsyrk_v2_64;
-/** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyrkx: typeof Zsyrkx_Ztpmv.cublasZsyrkx;
-/** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZsyrkx_64: typeof Zsyrkx_Ztpmv.cublasZsyrkx_64;
-/** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtbmv: typeof Zsyrkx_Ztpmv.cublasZtbmv;
-/** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtbmv_v2_64: typeof Zsyrkx_Ztpmv.cublasZtbmv_v2_64;
-/** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtbsv: typeof Zsyrkx_Ztpmv.cublasZtbsv;
-/** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtbsv_v2_64: typeof Zsyrkx_Ztpmv.cublasZtbsv_v2_64;
-/** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtpmv: typeof Zsyrkx_Ztpmv.cublasZtpmv;
-/** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtpmv_v2_64: typeof Zsyrkx_Ztpmv.cublasZtpmv_v2_64;
-/** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtpsv: typeof Ztpsv_Ztrsm.cublasZtpsv;
-/** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtpsv_v2_64: typeof Ztpsv_Ztrsm.cublasZtpsv_v2_64;
-/** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtpttr: typeof Ztpsv_Ztrsm.cublasZtpttr;
-/** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrmm: typeof Ztpsv_Ztrsm.cublasZtrmm;
-/** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrmm_v2_64: typeof Ztpsv_Ztrsm.cublasZtrmm_v2_64;
-/** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrmv: typeof Ztpsv_Ztrsm.cublasZtrmv;
-/** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrmv_v2_64: typeof Ztpsv_Ztrsm.cublasZtrmv_v2_64;
-/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsm: typeof Ztpsv_Ztrsm.cublasZtrsm;
-/** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsmBatched: typeof Ztpsv_Ztrsm.cublasZtrsmBatched;
-/** `cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int64_t lda, cuDoubleComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int64_t lda, cuDoubleComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsmBatched_64: typeof Ztpsv_Ztrsm.cublasZtrsmBatched_64;
-/** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsm_v2_64: typeof Ztpsv_Ztrsm.cublasZtrsm_v2_64;
-/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsv: typeof Ztrsv_Ztrttp.cublasZtrsv;
-/** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrsv_v2_64: typeof Ztrsv_Ztrttp.cublasZtrsv_v2_64;
-/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 */
+/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0
+ * @function */
 export declare const cublasZtrttp: typeof Ztrsv_Ztrttp.cublasZtrttp;
-/** Alias of {@link cublasCaxpy_v2_64} (`#define cublasCaxpy_64 cublasCaxpy_v2_64`). */
+/** Alias of {@link cublasCaxpy_v2_64} (`#define cublasCaxpy_64 cublasCaxpy_v2_64`).
+ * @function */
 export declare const cublasCaxpy_64: typeof Asum_Ccopy.cublasCaxpy_v2_64;
-/** Alias of {@link cublasCcopy_v2_64} (`#define cublasCcopy_64 cublasCcopy_v2_64`). */
+/** Alias of {@link cublasCcopy_v2_64} (`#define cublasCcopy_64 cublasCcopy_v2_64`).
+ * @function */
 export declare const cublasCcopy_64: typeof Asum_Ccopy.cublasCcopy_v2_64;
-/** Alias of {@link cublasCdotc_v2_64} (`#define cublasCdotc_64 cublasCdotc_v2_64`). */
+/** Alias of {@link cublasCdotc_v2_64} (`#define cublasCdotc_64 cublasCdotc_v2_64`).
+ * @function */
 export declare const cublasCdotc_64: typeof Cdgmm_Cgbmv.cublasCdotc_v2_64;
-/** Alias of {@link cublasCdotu_v2_64} (`#define cublasCdotu_64 cublasCdotu_v2_64`). */
+/** Alias of {@link cublasCdotu_v2_64} (`#define cublasCdotu_64 cublasCdotu_v2_64`).
+ * @function */
 export declare const cublasCdotu_64: typeof Cdgmm_Cgbmv.cublasCdotu_v2_64;
-/** Alias of {@link cublasCgbmv_v2_64} (`#define cublasCgbmv_64 cublasCgbmv_v2_64`). */
+/** Alias of {@link cublasCgbmv_v2_64} (`#define cublasCgbmv_64 cublasCgbmv_v2_64`).
+ * @function */
 export declare const cublasCgbmv_64: typeof Cdgmm_Cgbmv.cublasCgbmv_v2_64;
-/** Alias of {@link cublasCgemm_v2_64} (`#define cublasCgemm_64 cublasCgemm_v2_64`). */
+/** Alias of {@link cublasCgemm_v2_64} (`#define cublasCgemm_64 cublasCgemm_v2_64`).
+ * @function */
 export declare const cublasCgemm_64: typeof Cgeam_Cgemm.cublasCgemm_v2_64;
-/** Alias of {@link cublasCgemv_v2_64} (`#define cublasCgemv_64 cublasCgemv_v2_64`). */
+/** Alias of {@link cublasCgemv_v2_64} (`#define cublasCgemv_64 cublasCgemv_v2_64`).
+ * @function */
 export declare const cublasCgemv_64: typeof Cgemv_Cgerc.cublasCgemv_v2_64;
-/** Alias of {@link cublasCgerc_v2_64} (`#define cublasCgerc_64 cublasCgerc_v2_64`). */
+/** Alias of {@link cublasCgerc_v2_64} (`#define cublasCgerc_64 cublasCgerc_v2_64`).
+ * @function */
 export declare const cublasCgerc_64: typeof Cgemv_Cgerc.cublasCgerc_v2_64;
-/** Alias of {@link cublasCgeru_v2_64} (`#define cublasCgeru_64 cublasCgeru_v2_64`). */
+/** Alias of {@link cublasCgeru_v2_64} (`#define cublasCgeru_64 cublasCgeru_v2_64`).
+ * @function */
 export declare const cublasCgeru_64: typeof Cgeru_Chemm.cublasCgeru_v2_64;
-/** Alias of {@link cublasChbmv_v2_64} (`#define cublasChbmv_64 cublasChbmv_v2_64`). */
+/** Alias of {@link cublasChbmv_v2_64} (`#define cublasChbmv_64 cublasChbmv_v2_64`).
+ * @function */
 export declare const cublasChbmv_64: typeof Cgeru_Chemm.cublasChbmv_v2_64;
-/** Alias of {@link cublasChemm_v2_64} (`#define cublasChemm_64 cublasChemm_v2_64`). */
+/** Alias of {@link cublasChemm_v2_64} (`#define cublasChemm_64 cublasChemm_v2_64`).
+ * @function */
 export declare const cublasChemm_64: typeof Cgeru_Chemm.cublasChemm_v2_64;
-/** Alias of {@link cublasChemv_v2_64} (`#define cublasChemv_64 cublasChemv_v2_64`). */
+/** Alias of {@link cublasChemv_v2_64} (`#define cublasChemv_64 cublasChemv_v2_64`).
+ * @function */
 export declare const cublasChemv_64: typeof Chemv_Cher2.cublasChemv_v2_64;
-/** Alias of {@link cublasCher2_v2_64} (`#define cublasCher2_64 cublasCher2_v2_64`). */
+/** Alias of {@link cublasCher2_v2_64} (`#define cublasCher2_64 cublasCher2_v2_64`).
+ * @function */
 export declare const cublasCher2_64: typeof Chemv_Cher2.cublasCher2_v2_64;
-/** Alias of {@link cublasCher2k_v2_64} (`#define cublasCher2k_64 cublasCher2k_v2_64`). */
+/** Alias of {@link cublasCher2k_v2_64} (`#define cublasCher2k_64 cublasCher2k_v2_64`).
+ * @function */
 export declare const cublasCher2k_64: typeof Chemv_Cher2.cublasCher2k_v2_64;
-/** Alias of {@link cublasCher_v2_64} (`#define cublasCher_64 cublasCher_v2_64`). */
+/** Alias of {@link cublasCher_v2_64} (`#define cublasCher_64 cublasCher_v2_64`).
+ * @function */
 export declare const cublasCher_64: typeof Chemv_Cher2.cublasCher_v2_64;
-/** Alias of {@link cublasCherk_v2_64} (`#define cublasCherk_64 cublasCherk_v2_64`). */
+/** Alias of {@link cublasCherk_v2_64} (`#define cublasCherk_64 cublasCherk_v2_64`).
+ * @function */
 export declare const cublasCherk_64: typeof Cherk_Cherkx.cublasCherk_v2_64;
-/** Alias of {@link cublasChpmv_v2_64} (`#define cublasChpmv_64 cublasChpmv_v2_64`). */
+/** Alias of {@link cublasChpmv_v2_64} (`#define cublasChpmv_64 cublasChpmv_v2_64`).
+ * @function */
 export declare const cublasChpmv_64: typeof Chpmv_Copy.cublasChpmv_v2_64;
-/** Alias of {@link cublasChpr2_v2_64} (`#define cublasChpr2_64 cublasChpr2_v2_64`). */
+/** Alias of {@link cublasChpr2_v2_64} (`#define cublasChpr2_64 cublasChpr2_v2_64`).
+ * @function */
 export declare const cublasChpr2_64: typeof Chpmv_Copy.cublasChpr2_v2_64;
-/** Alias of {@link cublasChpr_v2_64} (`#define cublasChpr_64 cublasChpr_v2_64`). */
+/** Alias of {@link cublasChpr_v2_64} (`#define cublasChpr_64 cublasChpr_v2_64`).
+ * @function */
 export declare const cublasChpr_64: typeof Chpmv_Copy.cublasChpr_v2_64;
-/** Alias of {@link cublasCrot_v2_64} (`#define cublasCrot_64 cublasCrot_v2_64`). */
+/** Alias of {@link cublasCrot_v2_64} (`#define cublasCrot_64 cublasCrot_v2_64`).
+ * @function */
 export declare const cublasCrot_64: typeof Create_Csrot.cublasCrot_v2_64;
-/** Alias of {@link cublasCscal_v2_64} (`#define cublasCscal_64 cublasCscal_v2_64`). */
+/** Alias of {@link cublasCscal_v2_64} (`#define cublasCscal_64 cublasCscal_v2_64`).
+ * @function */
 export declare const cublasCscal_64: typeof Create_Csrot.cublasCscal_v2_64;
-/** Alias of {@link cublasCsrot_v2_64} (`#define cublasCsrot_64 cublasCsrot_v2_64`). */
+/** Alias of {@link cublasCsrot_v2_64} (`#define cublasCsrot_64 cublasCsrot_v2_64`).
+ * @function */
 export declare const cublasCsrot_64: typeof Create_Csrot.cublasCsrot_v2_64;
-/** Alias of {@link cublasCsscal_v2_64} (`#define cublasCsscal_64 cublasCsscal_v2_64`). */
+/** Alias of {@link cublasCsscal_v2_64} (`#define cublasCsscal_64 cublasCsscal_v2_64`).
+ * @function */
 export declare const cublasCsscal_64: typeof Csscal_Csymv.cublasCsscal_v2_64;
-/** Alias of {@link cublasCswap_v2_64} (`#define cublasCswap_64 cublasCswap_v2_64`). */
+/** Alias of {@link cublasCswap_v2_64} (`#define cublasCswap_64 cublasCswap_v2_64`).
+ * @function */
 export declare const cublasCswap_64: typeof Csscal_Csymv.cublasCswap_v2_64;
-/** Alias of {@link cublasCsymm_v2_64} (`#define cublasCsymm_64 cublasCsymm_v2_64`). */
+/** Alias of {@link cublasCsymm_v2_64} (`#define cublasCsymm_64 cublasCsymm_v2_64`).
+ * @function */
 export declare const cublasCsymm_64: typeof Csscal_Csymv.cublasCsymm_v2_64;
-/** Alias of {@link cublasCsymv_v2_64} (`#define cublasCsymv_64 cublasCsymv_v2_64`). */
+/** Alias of {@link cublasCsymv_v2_64} (`#define cublasCsymv_64 cublasCsymv_v2_64`).
+ * @function */
 export declare const cublasCsymv_64: typeof Csscal_Csymv.cublasCsymv_v2_64;
-/** Alias of {@link cublasCsyr2_v2_64} (`#define cublasCsyr2_64 cublasCsyr2_v2_64`). */
+/** Alias of {@link cublasCsyr2_v2_64} (`#define cublasCsyr2_64 cublasCsyr2_v2_64`).
+ * @function */
 export declare const cublasCsyr2_64: typeof Csyr_Csyrk.cublasCsyr2_v2_64;
-/** Alias of {@link cublasCsyr2k_v2_64} (`#define cublasCsyr2k_64 cublasCsyr2k_v2_64`). */
+/** Alias of {@link cublasCsyr2k_v2_64} (`#define cublasCsyr2k_64 cublasCsyr2k_v2_64`).
+ * @function */
 export declare const cublasCsyr2k_64: typeof Csyr_Csyrk.cublasCsyr2k_v2_64;
-/** Alias of {@link cublasCsyr_v2_64} (`#define cublasCsyr_64 cublasCsyr_v2_64`). */
+/** Alias of {@link cublasCsyr_v2_64} (`#define cublasCsyr_64 cublasCsyr_v2_64`).
+ * @function */
 export declare const cublasCsyr_64: typeof Csyr_Csyrk.cublasCsyr_v2_64;
-/** Alias of {@link cublasCsyrk_v2_64} (`#define cublasCsyrk_64 cublasCsyrk_v2_64`). */
+/** Alias of {@link cublasCsyrk_v2_64} (`#define cublasCsyrk_64 cublasCsyrk_v2_64`).
+ * @function */
 export declare const cublasCsyrk_64: typeof Csyr_Csyrk.cublasCsyrk_v2_64;
-/** Alias of {@link cublasCtbmv_v2_64} (`#define cublasCtbmv_64 cublasCtbmv_v2_64`). */
+/** Alias of {@link cublasCtbmv_v2_64} (`#define cublasCtbmv_64 cublasCtbmv_v2_64`).
+ * @function */
 export declare const cublasCtbmv_64: typeof Csyrk3_Ctbsv.cublasCtbmv_v2_64;
-/** Alias of {@link cublasCtbsv_v2_64} (`#define cublasCtbsv_64 cublasCtbsv_v2_64`). */
+/** Alias of {@link cublasCtbsv_v2_64} (`#define cublasCtbsv_64 cublasCtbsv_v2_64`).
+ * @function */
 export declare const cublasCtbsv_64: typeof Csyrk3_Ctbsv.cublasCtbsv_v2_64;
-/** Alias of {@link cublasCtpmv_v2_64} (`#define cublasCtpmv_64 cublasCtpmv_v2_64`). */
+/** Alias of {@link cublasCtpmv_v2_64} (`#define cublasCtpmv_64 cublasCtpmv_v2_64`).
+ * @function */
 export declare const cublasCtpmv_64: typeof Ctpmv_Ctrmv.cublasCtpmv_v2_64;
-/** Alias of {@link cublasCtpsv_v2_64} (`#define cublasCtpsv_64 cublasCtpsv_v2_64`). */
+/** Alias of {@link cublasCtpsv_v2_64} (`#define cublasCtpsv_64 cublasCtpsv_v2_64`).
+ * @function */
 export declare const cublasCtpsv_64: typeof Ctpmv_Ctrmv.cublasCtpsv_v2_64;
-/** Alias of {@link cublasCtrmm_v2_64} (`#define cublasCtrmm_64 cublasCtrmm_v2_64`). */
+/** Alias of {@link cublasCtrmm_v2_64} (`#define cublasCtrmm_64 cublasCtrmm_v2_64`).
+ * @function */
 export declare const cublasCtrmm_64: typeof Ctpmv_Ctrmv.cublasCtrmm_v2_64;
-/** Alias of {@link cublasCtrmv_v2_64} (`#define cublasCtrmv_64 cublasCtrmv_v2_64`). */
+/** Alias of {@link cublasCtrmv_v2_64} (`#define cublasCtrmv_64 cublasCtrmv_v2_64`).
+ * @function */
 export declare const cublasCtrmv_64: typeof Ctpmv_Ctrmv.cublasCtrmv_v2_64;
-/** Alias of {@link cublasCtrsm_v2_64} (`#define cublasCtrsm_64 cublasCtrsm_v2_64`). */
+/** Alias of {@link cublasCtrsm_v2_64} (`#define cublasCtrsm_64 cublasCtrsm_v2_64`).
+ * @function */
 export declare const cublasCtrsm_64: typeof Ctrsm_Dasum.cublasCtrsm_v2_64;
-/** Alias of {@link cublasCtrsv_v2_64} (`#define cublasCtrsv_64 cublasCtrsv_v2_64`). */
+/** Alias of {@link cublasCtrsv_v2_64} (`#define cublasCtrsv_64 cublasCtrsv_v2_64`).
+ * @function */
 export declare const cublasCtrsv_64: typeof Ctrsm_Dasum.cublasCtrsv_v2_64;
-/** Alias of {@link cublasDasum_v2_64} (`#define cublasDasum_64 cublasDasum_v2_64`). */
+/** Alias of {@link cublasDasum_v2_64} (`#define cublasDasum_64 cublasDasum_v2_64`).
+ * @function */
 export declare const cublasDasum_64: typeof Ctrsm_Dasum.cublasDasum_v2_64;
-/** Alias of {@link cublasDaxpy_v2_64} (`#define cublasDaxpy_64 cublasDaxpy_v2_64`). */
+/** Alias of {@link cublasDaxpy_v2_64} (`#define cublasDaxpy_64 cublasDaxpy_v2_64`).
+ * @function */
 export declare const cublasDaxpy_64: typeof Daxpy_Ddot.cublasDaxpy_v2_64;
-/** Alias of {@link cublasDcopy_v2_64} (`#define cublasDcopy_64 cublasDcopy_v2_64`). */
+/** Alias of {@link cublasDcopy_v2_64} (`#define cublasDcopy_64 cublasDcopy_v2_64`).
+ * @function */
 export declare const cublasDcopy_64: typeof Daxpy_Ddot.cublasDcopy_v2_64;
-/** Alias of {@link cublasDdot_v2_64} (`#define cublasDdot_64 cublasDdot_v2_64`). */
+/** Alias of {@link cublasDdot_v2_64} (`#define cublasDdot_64 cublasDdot_v2_64`).
+ * @function */
 export declare const cublasDdot_64: typeof Daxpy_Ddot.cublasDdot_v2_64;
-/** Alias of {@link cublasDgbmv_v2_64} (`#define cublasDgbmv_64 cublasDgbmv_v2_64`). */
+/** Alias of {@link cublasDgbmv_v2_64} (`#define cublasDgbmv_64 cublasDgbmv_v2_64`).
+ * @function */
 export declare const cublasDgbmv_64: typeof Destroy_Dgemm.cublasDgbmv_v2_64;
-/** Alias of {@link cublasDgemm_v2_64} (`#define cublasDgemm_64 cublasDgemm_v2_64`). */
+/** Alias of {@link cublasDgemm_v2_64} (`#define cublasDgemm_64 cublasDgemm_v2_64`).
+ * @function */
 export declare const cublasDgemm_64: typeof Destroy_Dgemm.cublasDgemm_v2_64;
-/** Alias of {@link cublasDgemv_v2_64} (`#define cublasDgemv_64 cublasDgemv_v2_64`). */
+/** Alias of {@link cublasDgemv_v2_64} (`#define cublasDgemv_64 cublasDgemv_v2_64`).
+ * @function */
 export declare const cublasDgemv_64: typeof Dgemv_Dger.cublasDgemv_v2_64;
-/** Alias of {@link cublasDger_v2_64} (`#define cublasDger_64 cublasDger_v2_64`). */
+/** Alias of {@link cublasDger_v2_64} (`#define cublasDger_64 cublasDger_v2_64`).
+ * @function */
 export declare const cublasDger_64: typeof Dgemv_Dger.cublasDger_v2_64;
-/** Alias of {@link cublasDnrm2_v2_64} (`#define cublasDnrm2_64 cublasDnrm2_v2_64`). */
+/** Alias of {@link cublasDnrm2_v2_64} (`#define cublasDnrm2_64 cublasDnrm2_v2_64`).
+ * @function */
 export declare const cublasDnrm2_64: typeof Dgetrf_Dot.cublasDnrm2_v2_64;
-/** Alias of {@link cublasDrot_v2_64} (`#define cublasDrot_64 cublasDrot_v2_64`). */
+/** Alias of {@link cublasDrot_v2_64} (`#define cublasDrot_64 cublasDrot_v2_64`).
+ * @function */
 export declare const cublasDrot_64: typeof Dotc_Drotmg.cublasDrot_v2_64;
-/** Alias of {@link cublasDrotm_v2_64} (`#define cublasDrotm_64 cublasDrotm_v2_64`). */
+/** Alias of {@link cublasDrotm_v2_64} (`#define cublasDrotm_64 cublasDrotm_v2_64`).
+ * @function */
 export declare const cublasDrotm_64: typeof Dotc_Drotmg.cublasDrotm_v2_64;
-/** Alias of {@link cublasDsbmv_v2_64} (`#define cublasDsbmv_64 cublasDsbmv_v2_64`). */
+/** Alias of {@link cublasDsbmv_v2_64} (`#define cublasDsbmv_64 cublasDsbmv_v2_64`).
+ * @function */
 export declare const cublasDsbmv_64: typeof Dsbmv_Dspr.cublasDsbmv_v2_64;
-/** Alias of {@link cublasDscal_v2_64} (`#define cublasDscal_64 cublasDscal_v2_64`). */
+/** Alias of {@link cublasDscal_v2_64} (`#define cublasDscal_64 cublasDscal_v2_64`).
+ * @function */
 export declare const cublasDscal_64: typeof Dsbmv_Dspr.cublasDscal_v2_64;
-/** Alias of {@link cublasDspmv_v2_64} (`#define cublasDspmv_64 cublasDspmv_v2_64`). */
+/** Alias of {@link cublasDspmv_v2_64} (`#define cublasDspmv_64 cublasDspmv_v2_64`).
+ * @function */
 export declare const cublasDspmv_64: typeof Dsbmv_Dspr.cublasDspmv_v2_64;
-/** Alias of {@link cublasDspr2_v2_64} (`#define cublasDspr2_64 cublasDspr2_v2_64`). */
+/** Alias of {@link cublasDspr2_v2_64} (`#define cublasDspr2_64 cublasDspr2_v2_64`).
+ * @function */
 export declare const cublasDspr2_64: typeof Dspr2_Dsymv.cublasDspr2_v2_64;
-/** Alias of {@link cublasDspr_v2_64} (`#define cublasDspr_64 cublasDspr_v2_64`). */
+/** Alias of {@link cublasDspr_v2_64} (`#define cublasDspr_64 cublasDspr_v2_64`).
+ * @function */
 export declare const cublasDspr_64: typeof Dsbmv_Dspr.cublasDspr_v2_64;
-/** Alias of {@link cublasDswap_v2_64} (`#define cublasDswap_64 cublasDswap_v2_64`). */
+/** Alias of {@link cublasDswap_v2_64} (`#define cublasDswap_64 cublasDswap_v2_64`).
+ * @function */
 export declare const cublasDswap_64: typeof Dspr2_Dsymv.cublasDswap_v2_64;
-/** Alias of {@link cublasDsymm_v2_64} (`#define cublasDsymm_64 cublasDsymm_v2_64`). */
+/** Alias of {@link cublasDsymm_v2_64} (`#define cublasDsymm_64 cublasDsymm_v2_64`).
+ * @function */
 export declare const cublasDsymm_64: typeof Dspr2_Dsymv.cublasDsymm_v2_64;
-/** Alias of {@link cublasDsymv_v2_64} (`#define cublasDsymv_64 cublasDsymv_v2_64`). */
+/** Alias of {@link cublasDsymv_v2_64} (`#define cublasDsymv_64 cublasDsymv_v2_64`).
+ * @function */
 export declare const cublasDsymv_64: typeof Dspr2_Dsymv.cublasDsymv_v2_64;
-/** Alias of {@link cublasDsyr2_v2_64} (`#define cublasDsyr2_64 cublasDsyr2_v2_64`). */
+/** Alias of {@link cublasDsyr2_v2_64} (`#define cublasDsyr2_64 cublasDsyr2_v2_64`).
+ * @function */
 export declare const cublasDsyr2_64: typeof Dsyr_Dsyrk.cublasDsyr2_v2_64;
-/** Alias of {@link cublasDsyr2k_v2_64} (`#define cublasDsyr2k_64 cublasDsyr2k_v2_64`). */
+/** Alias of {@link cublasDsyr2k_v2_64} (`#define cublasDsyr2k_64 cublasDsyr2k_v2_64`).
+ * @function */
 export declare const cublasDsyr2k_64: typeof Dsyr_Dsyrk.cublasDsyr2k_v2_64;
-/** Alias of {@link cublasDsyr_v2_64} (`#define cublasDsyr_64 cublasDsyr_v2_64`). */
+/** Alias of {@link cublasDsyr_v2_64} (`#define cublasDsyr_64 cublasDsyr_v2_64`).
+ * @function */
 export declare const cublasDsyr_64: typeof Dsyr_Dsyrk.cublasDsyr_v2_64;
-/** Alias of {@link cublasDsyrk_v2_64} (`#define cublasDsyrk_64 cublasDsyrk_v2_64`). */
+/** Alias of {@link cublasDsyrk_v2_64} (`#define cublasDsyrk_64 cublasDsyrk_v2_64`).
+ * @function */
 export declare const cublasDsyrk_64: typeof Dsyr_Dsyrk.cublasDsyrk_v2_64;
-/** Alias of {@link cublasDtbmv_v2_64} (`#define cublasDtbmv_64 cublasDtbmv_v2_64`). */
+/** Alias of {@link cublasDtbmv_v2_64} (`#define cublasDtbmv_64 cublasDtbmv_v2_64`).
+ * @function */
 export declare const cublasDtbmv_64: typeof Dsyrkx_Dtpmv.cublasDtbmv_v2_64;
-/** Alias of {@link cublasDtbsv_v2_64} (`#define cublasDtbsv_64 cublasDtbsv_v2_64`). */
+/** Alias of {@link cublasDtbsv_v2_64} (`#define cublasDtbsv_64 cublasDtbsv_v2_64`).
+ * @function */
 export declare const cublasDtbsv_64: typeof Dsyrkx_Dtpmv.cublasDtbsv_v2_64;
-/** Alias of {@link cublasDtpmv_v2_64} (`#define cublasDtpmv_64 cublasDtpmv_v2_64`). */
+/** Alias of {@link cublasDtpmv_v2_64} (`#define cublasDtpmv_64 cublasDtpmv_v2_64`).
+ * @function */
 export declare const cublasDtpmv_64: typeof Dsyrkx_Dtpmv.cublasDtpmv_v2_64;
-/** Alias of {@link cublasDtpsv_v2_64} (`#define cublasDtpsv_64 cublasDtpsv_v2_64`). */
+/** Alias of {@link cublasDtpsv_v2_64} (`#define cublasDtpsv_64 cublasDtpsv_v2_64`).
+ * @function */
 export declare const cublasDtpsv_64: typeof Dtpsv_Dtrsm.cublasDtpsv_v2_64;
-/** Alias of {@link cublasDtrmm_v2_64} (`#define cublasDtrmm_64 cublasDtrmm_v2_64`). */
+/** Alias of {@link cublasDtrmm_v2_64} (`#define cublasDtrmm_64 cublasDtrmm_v2_64`).
+ * @function */
 export declare const cublasDtrmm_64: typeof Dtpsv_Dtrsm.cublasDtrmm_v2_64;
-/** Alias of {@link cublasDtrmv_v2_64} (`#define cublasDtrmv_64 cublasDtrmv_v2_64`). */
+/** Alias of {@link cublasDtrmv_v2_64} (`#define cublasDtrmv_64 cublasDtrmv_v2_64`).
+ * @function */
 export declare const cublasDtrmv_64: typeof Dtpsv_Dtrsm.cublasDtrmv_v2_64;
-/** Alias of {@link cublasDtrsm_v2_64} (`#define cublasDtrsm_64 cublasDtrsm_v2_64`). */
+/** Alias of {@link cublasDtrsm_v2_64} (`#define cublasDtrsm_64 cublasDtrsm_v2_64`).
+ * @function */
 export declare const cublasDtrsm_64: typeof Dtpsv_Dtrsm.cublasDtrsm_v2_64;
-/** Alias of {@link cublasDtrsv_v2_64} (`#define cublasDtrsv_64 cublasDtrsv_v2_64`). */
+/** Alias of {@link cublasDtrsv_v2_64} (`#define cublasDtrsv_64 cublasDtrsv_v2_64`).
+ * @function */
 export declare const cublasDtrsv_64: typeof Dtrsv_Gemm.cublasDtrsv_v2_64;
-/** Alias of {@link cublasDzasum_v2_64} (`#define cublasDzasum_64 cublasDzasum_v2_64`). */
+/** Alias of {@link cublasDzasum_v2_64} (`#define cublasDzasum_64 cublasDzasum_v2_64`).
+ * @function */
 export declare const cublasDzasum_64: typeof Dtrsv_Gemm.cublasDzasum_v2_64;
-/** Alias of {@link cublasDznrm2_v2_64} (`#define cublasDznrm2_64 cublasDznrm2_v2_64`). */
+/** Alias of {@link cublasDznrm2_v2_64} (`#define cublasDznrm2_64 cublasDznrm2_v2_64`).
+ * @function */
 export declare const cublasDznrm2_64: typeof Dtrsv_Gemm.cublasDznrm2_v2_64;
-/** Alias of {@link cublasIcamax_v2_64} (`#define cublasIcamax_64 cublasIcamax_v2_64`). */
+/** Alias of {@link cublasIcamax_v2_64} (`#define cublasIcamax_64 cublasIcamax_v2_64`).
+ * @function */
 export declare const cublasIcamax_64: typeof Iamax_Icamin.cublasIcamax_v2_64;
-/** Alias of {@link cublasIcamin_v2_64} (`#define cublasIcamin_64 cublasIcamin_v2_64`). */
+/** Alias of {@link cublasIcamin_v2_64} (`#define cublasIcamin_64 cublasIcamin_v2_64`).
+ * @function */
 export declare const cublasIcamin_64: typeof Iamax_Icamin.cublasIcamin_v2_64;
-/** Alias of {@link cublasIdamax_v2_64} (`#define cublasIdamax_64 cublasIdamax_v2_64`). */
+/** Alias of {@link cublasIdamax_v2_64} (`#define cublasIdamax_64 cublasIdamax_v2_64`).
+ * @function */
 export declare const cublasIdamax_64: typeof Idamax_Isamin.cublasIdamax_v2_64;
-/** Alias of {@link cublasIdamin_v2_64} (`#define cublasIdamin_64 cublasIdamin_v2_64`). */
+/** Alias of {@link cublasIdamin_v2_64} (`#define cublasIdamin_64 cublasIdamin_v2_64`).
+ * @function */
 export declare const cublasIdamin_64: typeof Idamax_Isamin.cublasIdamin_v2_64;
-/** Alias of {@link cublasIsamax_v2_64} (`#define cublasIsamax_64 cublasIsamax_v2_64`). */
+/** Alias of {@link cublasIsamax_v2_64} (`#define cublasIsamax_64 cublasIsamax_v2_64`).
+ * @function */
 export declare const cublasIsamax_64: typeof Idamax_Isamin.cublasIsamax_v2_64;
-/** Alias of {@link cublasIsamin_v2_64} (`#define cublasIsamin_64 cublasIsamin_v2_64`). */
+/** Alias of {@link cublasIsamin_v2_64} (`#define cublasIsamin_64 cublasIsamin_v2_64`).
+ * @function */
 export declare const cublasIsamin_64: typeof Idamax_Isamin.cublasIsamin_v2_64;
-/** Alias of {@link cublasIzamax_v2_64} (`#define cublasIzamax_64 cublasIzamax_v2_64`). */
+/** Alias of {@link cublasIzamax_v2_64} (`#define cublasIzamax_64 cublasIzamax_v2_64`).
+ * @function */
 export declare const cublasIzamax_64: typeof Izamax_Rot.cublasIzamax_v2_64;
-/** Alias of {@link cublasIzamin_v2_64} (`#define cublasIzamin_64 cublasIzamin_v2_64`). */
+/** Alias of {@link cublasIzamin_v2_64} (`#define cublasIzamin_64 cublasIzamin_v2_64`).
+ * @function */
 export declare const cublasIzamin_64: typeof Izamax_Rot.cublasIzamin_v2_64;
-/** Alias of {@link cublasSasum_v2_64} (`#define cublasSasum_64 cublasSasum_v2_64`). */
+/** Alias of {@link cublasSasum_v2_64} (`#define cublasSasum_64 cublasSasum_v2_64`).
+ * @function */
 export declare const cublasSasum_64: typeof Rotg_Saxpy.cublasSasum_v2_64;
-/** Alias of {@link cublasSaxpy_v2_64} (`#define cublasSaxpy_64 cublasSaxpy_v2_64`). */
+/** Alias of {@link cublasSaxpy_v2_64} (`#define cublasSaxpy_64 cublasSaxpy_v2_64`).
+ * @function */
 export declare const cublasSaxpy_64: typeof Rotg_Saxpy.cublasSaxpy_v2_64;
-/** Alias of {@link cublasScasum_v2_64} (`#define cublasScasum_64 cublasScasum_v2_64`). */
+/** Alias of {@link cublasScasum_v2_64} (`#define cublasScasum_64 cublasScasum_v2_64`).
+ * @function */
 export declare const cublasScasum_64: typeof Scal_Scopy.cublasScasum_v2_64;
-/** Alias of {@link cublasScnrm2_v2_64} (`#define cublasScnrm2_64 cublasScnrm2_v2_64`). */
+/** Alias of {@link cublasScnrm2_v2_64} (`#define cublasScnrm2_64 cublasScnrm2_v2_64`).
+ * @function */
 export declare const cublasScnrm2_64: typeof Scal_Scopy.cublasScnrm2_v2_64;
-/** Alias of {@link cublasScopy_v2_64} (`#define cublasScopy_64 cublasScopy_v2_64`). */
+/** Alias of {@link cublasScopy_v2_64} (`#define cublasScopy_64 cublasScopy_v2_64`).
+ * @function */
 export declare const cublasScopy_64: typeof Scal_Scopy.cublasScopy_v2_64;
-/** Alias of {@link cublasSdot_v2_64} (`#define cublasSdot_64 cublasSdot_v2_64`). */
+/** Alias of {@link cublasSdot_v2_64} (`#define cublasSdot_64 cublasSdot_v2_64`).
+ * @function */
 export declare const cublasSdot_64: typeof Sdgmm_Set.cublasSdot_v2_64;
-/** Alias of {@link cublasSgbmv_v2_64} (`#define cublasSgbmv_64 cublasSgbmv_v2_64`). */
+/** Alias of {@link cublasSgbmv_v2_64} (`#define cublasSgbmv_64 cublasSgbmv_v2_64`).
+ * @function */
 export declare const cublasSgbmv_64: typeof Sgbmv_Sgemm.cublasSgbmv_v2_64;
-/** Alias of {@link cublasSgemm_v2_64} (`#define cublasSgemm_64 cublasSgemm_v2_64`). */
+/** Alias of {@link cublasSgemm_v2_64} (`#define cublasSgemm_64 cublasSgemm_v2_64`).
+ * @function */
 export declare const cublasSgemm_64: typeof Sgbmv_Sgemm.cublasSgemm_v2_64;
-/** Alias of {@link cublasSgemv_v2_64} (`#define cublasSgemv_64 cublasSgemv_v2_64`). */
+/** Alias of {@link cublasSgemv_v2_64} (`#define cublasSgemv_64 cublasSgemv_v2_64`).
+ * @function */
 export declare const cublasSgemv_64: typeof Sgemv_Sger.cublasSgemv_v2_64;
-/** Alias of {@link cublasSger_v2_64} (`#define cublasSger_64 cublasSger_v2_64`). */
+/** Alias of {@link cublasSger_v2_64} (`#define cublasSger_64 cublasSger_v2_64`).
+ * @function */
 export declare const cublasSger_64: typeof Sgemv_Sger.cublasSger_v2_64;
-/** Alias of {@link cublasSnrm2_v2_64} (`#define cublasSnrm2_64 cublasSnrm2_v2_64`). */
+/** Alias of {@link cublasSnrm2_v2_64} (`#define cublasSnrm2_64 cublasSnrm2_v2_64`).
+ * @function */
 export declare const cublasSnrm2_64: typeof Sgetrf_Srot.cublasSnrm2_v2_64;
-/** Alias of {@link cublasSrot_v2_64} (`#define cublasSrot_64 cublasSrot_v2_64`). */
+/** Alias of {@link cublasSrot_v2_64} (`#define cublasSrot_64 cublasSrot_v2_64`).
+ * @function */
 export declare const cublasSrot_64: typeof Sgetrf_Srot.cublasSrot_v2_64;
-/** Alias of {@link cublasSrotm_v2_64} (`#define cublasSrotm_64 cublasSrotm_v2_64`). */
+/** Alias of {@link cublasSrotm_v2_64} (`#define cublasSrotm_64 cublasSrotm_v2_64`).
+ * @function */
 export declare const cublasSrotm_64: typeof Srotg_Sscal.cublasSrotm_v2_64;
-/** Alias of {@link cublasSsbmv_v2_64} (`#define cublasSsbmv_64 cublasSsbmv_v2_64`). */
+/** Alias of {@link cublasSsbmv_v2_64} (`#define cublasSsbmv_64 cublasSsbmv_v2_64`).
+ * @function */
 export declare const cublasSsbmv_64: typeof Srotg_Sscal.cublasSsbmv_v2_64;
-/** Alias of {@link cublasSscal_v2_64} (`#define cublasSscal_64 cublasSscal_v2_64`). */
+/** Alias of {@link cublasSscal_v2_64} (`#define cublasSscal_64 cublasSscal_v2_64`).
+ * @function */
 export declare const cublasSscal_64: typeof Srotg_Sscal.cublasSscal_v2_64;
-/** Alias of {@link cublasSspmv_v2_64} (`#define cublasSspmv_64 cublasSspmv_v2_64`). */
+/** Alias of {@link cublasSspmv_v2_64} (`#define cublasSspmv_64 cublasSspmv_v2_64`).
+ * @function */
 export declare const cublasSspmv_64: typeof Sspmv_Sswap.cublasSspmv_v2_64;
-/** Alias of {@link cublasSspr2_v2_64} (`#define cublasSspr2_64 cublasSspr2_v2_64`). */
+/** Alias of {@link cublasSspr2_v2_64} (`#define cublasSspr2_64 cublasSspr2_v2_64`).
+ * @function */
 export declare const cublasSspr2_64: typeof Sspmv_Sswap.cublasSspr2_v2_64;
-/** Alias of {@link cublasSspr_v2_64} (`#define cublasSspr_64 cublasSspr_v2_64`). */
+/** Alias of {@link cublasSspr_v2_64} (`#define cublasSspr_64 cublasSspr_v2_64`).
+ * @function */
 export declare const cublasSspr_64: typeof Sspmv_Sswap.cublasSspr_v2_64;
-/** Alias of {@link cublasSswap_v2_64} (`#define cublasSswap_64 cublasSswap_v2_64`). */
+/** Alias of {@link cublasSswap_v2_64} (`#define cublasSswap_64 cublasSswap_v2_64`).
+ * @function */
 export declare const cublasSswap_64: typeof Sspmv_Sswap.cublasSswap_v2_64;
-/** Alias of {@link cublasSsymm_v2_64} (`#define cublasSsymm_64 cublasSsymm_v2_64`). */
+/** Alias of {@link cublasSsymm_v2_64} (`#define cublasSsymm_64 cublasSsymm_v2_64`).
+ * @function */
 export declare const cublasSsymm_64: typeof Ssymm_Ssyr2.cublasSsymm_v2_64;
-/** Alias of {@link cublasSsymv_v2_64} (`#define cublasSsymv_64 cublasSsymv_v2_64`). */
+/** Alias of {@link cublasSsymv_v2_64} (`#define cublasSsymv_64 cublasSsymv_v2_64`).
+ * @function */
 export declare const cublasSsymv_64: typeof Ssymm_Ssyr2.cublasSsymv_v2_64;
-/** Alias of {@link cublasSsyr2_v2_64} (`#define cublasSsyr2_64 cublasSsyr2_v2_64`). */
+/** Alias of {@link cublasSsyr2_v2_64} (`#define cublasSsyr2_64 cublasSsyr2_v2_64`).
+ * @function */
 export declare const cublasSsyr2_64: typeof Ssymm_Ssyr2.cublasSsyr2_v2_64;
-/** Alias of {@link cublasSsyr2k_v2_64} (`#define cublasSsyr2k_64 cublasSsyr2k_v2_64`). */
+/** Alias of {@link cublasSsyr2k_v2_64} (`#define cublasSsyr2k_64 cublasSsyr2k_v2_64`).
+ * @function */
 export declare const cublasSsyr2k_64: typeof Ssymm_Ssyr2.cublasSsyr2k_v2_64;
-/** Alias of {@link cublasSsyr_v2_64} (`#define cublasSsyr_64 cublasSsyr_v2_64`). */
+/** Alias of {@link cublasSsyr_v2_64} (`#define cublasSsyr_64 cublasSsyr_v2_64`).
+ * @function */
 export declare const cublasSsyr_64: typeof Ssymm_Ssyr2.cublasSsyr_v2_64;
-/** Alias of {@link cublasSsyrk_v2_64} (`#define cublasSsyrk_64 cublasSsyrk_v2_64`). */
+/** Alias of {@link cublasSsyrk_v2_64} (`#define cublasSsyrk_64 cublasSsyrk_v2_64`).
+ * @function */
 export declare const cublasSsyrk_64: typeof Ssyrk_Stbsv.cublasSsyrk_v2_64;
-/** Alias of {@link cublasStbmv_v2_64} (`#define cublasStbmv_64 cublasStbmv_v2_64`). */
+/** Alias of {@link cublasStbmv_v2_64} (`#define cublasStbmv_64 cublasStbmv_v2_64`).
+ * @function */
 export declare const cublasStbmv_64: typeof Ssyrk_Stbsv.cublasStbmv_v2_64;
-/** Alias of {@link cublasStbsv_v2_64} (`#define cublasStbsv_64 cublasStbsv_v2_64`). */
+/** Alias of {@link cublasStbsv_v2_64} (`#define cublasStbsv_64 cublasStbsv_v2_64`).
+ * @function */
 export declare const cublasStbsv_64: typeof Ssyrk_Stbsv.cublasStbsv_v2_64;
-/** Alias of {@link cublasStpmv_v2_64} (`#define cublasStpmv_64 cublasStpmv_v2_64`). */
+/** Alias of {@link cublasStpmv_v2_64} (`#define cublasStpmv_64 cublasStpmv_v2_64`).
+ * @function */
 export declare const cublasStpmv_64: typeof Stpmv_Strmv.cublasStpmv_v2_64;
-/** Alias of {@link cublasStpsv_v2_64} (`#define cublasStpsv_64 cublasStpsv_v2_64`). */
+/** Alias of {@link cublasStpsv_v2_64} (`#define cublasStpsv_64 cublasStpsv_v2_64`).
+ * @function */
 export declare const cublasStpsv_64: typeof Stpmv_Strmv.cublasStpsv_v2_64;
-/** Alias of {@link cublasStrmm_v2_64} (`#define cublasStrmm_64 cublasStrmm_v2_64`). */
+/** Alias of {@link cublasStrmm_v2_64} (`#define cublasStrmm_64 cublasStrmm_v2_64`).
+ * @function */
 export declare const cublasStrmm_64: typeof Stpmv_Strmv.cublasStrmm_v2_64;
-/** Alias of {@link cublasStrmv_v2_64} (`#define cublasStrmv_64 cublasStrmv_v2_64`). */
+/** Alias of {@link cublasStrmv_v2_64} (`#define cublasStrmv_64 cublasStrmv_v2_64`).
+ * @function */
 export declare const cublasStrmv_64: typeof Stpmv_Strmv.cublasStrmv_v2_64;
-/** Alias of {@link cublasStrsm_v2_64} (`#define cublasStrsm_64 cublasStrsm_v2_64`). */
+/** Alias of {@link cublasStrsm_v2_64} (`#define cublasStrsm_64 cublasStrsm_v2_64`).
+ * @function */
 export declare const cublasStrsm_64: typeof Strsm_Swap.cublasStrsm_v2_64;
-/** Alias of {@link cublasStrsv_v2_64} (`#define cublasStrsv_64 cublasStrsv_v2_64`). */
+/** Alias of {@link cublasStrsv_v2_64} (`#define cublasStrsv_64 cublasStrsv_v2_64`).
+ * @function */
 export declare const cublasStrsv_64: typeof Strsm_Swap.cublasStrsv_v2_64;
-/** Alias of {@link cublasZaxpy_v2_64} (`#define cublasZaxpy_64 cublasZaxpy_v2_64`). */
+/** Alias of {@link cublasZaxpy_v2_64} (`#define cublasZaxpy_64 cublasZaxpy_v2_64`).
+ * @function */
 export declare const cublasZaxpy_64: typeof Uint8_Zdgmm.cublasZaxpy_v2_64;
-/** Alias of {@link cublasZcopy_v2_64} (`#define cublasZcopy_64 cublasZcopy_v2_64`). */
+/** Alias of {@link cublasZcopy_v2_64} (`#define cublasZcopy_64 cublasZcopy_v2_64`).
+ * @function */
 export declare const cublasZcopy_64: typeof Uint8_Zdgmm.cublasZcopy_v2_64;
-/** Alias of {@link cublasZdotc_v2_64} (`#define cublasZdotc_64 cublasZdotc_v2_64`). */
+/** Alias of {@link cublasZdotc_v2_64} (`#define cublasZdotc_64 cublasZdotc_v2_64`).
+ * @function */
 export declare const cublasZdotc_64: typeof Zdotc_Zdscal.cublasZdotc_v2_64;
-/** Alias of {@link cublasZdotu_v2_64} (`#define cublasZdotu_64 cublasZdotu_v2_64`). */
+/** Alias of {@link cublasZdotu_v2_64} (`#define cublasZdotu_64 cublasZdotu_v2_64`).
+ * @function */
 export declare const cublasZdotu_64: typeof Zdotc_Zdscal.cublasZdotu_v2_64;
-/** Alias of {@link cublasZdrot_v2_64} (`#define cublasZdrot_64 cublasZdrot_v2_64`). */
+/** Alias of {@link cublasZdrot_v2_64} (`#define cublasZdrot_64 cublasZdrot_v2_64`).
+ * @function */
 export declare const cublasZdrot_64: typeof Zdotc_Zdscal.cublasZdrot_v2_64;
-/** Alias of {@link cublasZdscal_v2_64} (`#define cublasZdscal_64 cublasZdscal_v2_64`). */
+/** Alias of {@link cublasZdscal_v2_64} (`#define cublasZdscal_64 cublasZdscal_v2_64`).
+ * @function */
 export declare const cublasZdscal_64: typeof Zdotc_Zdscal.cublasZdscal_v2_64;
-/** Alias of {@link cublasZgbmv_v2_64} (`#define cublasZgbmv_64 cublasZgbmv_v2_64`). */
+/** Alias of {@link cublasZgbmv_v2_64} (`#define cublasZgbmv_64 cublasZgbmv_v2_64`).
+ * @function */
 export declare const cublasZgbmv_64: typeof Zgbmv_Zgemm.cublasZgbmv_v2_64;
-/** Alias of {@link cublasZgemm_v2_64} (`#define cublasZgemm_64 cublasZgemm_v2_64`). */
+/** Alias of {@link cublasZgemm_v2_64} (`#define cublasZgemm_64 cublasZgemm_v2_64`).
+ * @function */
 export declare const cublasZgemm_64: typeof Zgbmv_Zgemm.cublasZgemm_v2_64;
-/** Alias of {@link cublasZgemv_v2_64} (`#define cublasZgemv_64 cublasZgemv_v2_64`). */
+/** Alias of {@link cublasZgemv_v2_64} (`#define cublasZgemv_64 cublasZgemv_v2_64`).
+ * @function */
 export declare const cublasZgemv_64: typeof Zgemm3_Zgemv.cublasZgemv_v2_64;
-/** Alias of {@link cublasZgerc_v2_64} (`#define cublasZgerc_64 cublasZgerc_v2_64`). */
+/** Alias of {@link cublasZgerc_v2_64} (`#define cublasZgerc_64 cublasZgerc_v2_64`).
+ * @function */
 export declare const cublasZgerc_64: typeof Zgeqrf_Zgetrs.cublasZgerc_v2_64;
-/** Alias of {@link cublasZgeru_v2_64} (`#define cublasZgeru_64 cublasZgeru_v2_64`). */
+/** Alias of {@link cublasZgeru_v2_64} (`#define cublasZgeru_64 cublasZgeru_v2_64`).
+ * @function */
 export declare const cublasZgeru_64: typeof Zgeqrf_Zgetrs.cublasZgeru_v2_64;
-/** Alias of {@link cublasZhbmv_v2_64} (`#define cublasZhbmv_64 cublasZhbmv_v2_64`). */
+/** Alias of {@link cublasZhbmv_v2_64} (`#define cublasZhbmv_64 cublasZhbmv_v2_64`).
+ * @function */
 export declare const cublasZhbmv_64: typeof Zhbmv_Zher.cublasZhbmv_v2_64;
-/** Alias of {@link cublasZhemm_v2_64} (`#define cublasZhemm_64 cublasZhemm_v2_64`). */
+/** Alias of {@link cublasZhemm_v2_64} (`#define cublasZhemm_64 cublasZhemm_v2_64`).
+ * @function */
 export declare const cublasZhemm_64: typeof Zhbmv_Zher.cublasZhemm_v2_64;
-/** Alias of {@link cublasZhemv_v2_64} (`#define cublasZhemv_64 cublasZhemv_v2_64`). */
+/** Alias of {@link cublasZhemv_v2_64} (`#define cublasZhemv_64 cublasZhemv_v2_64`).
+ * @function */
 export declare const cublasZhemv_64: typeof Zhbmv_Zher.cublasZhemv_v2_64;
-/** Alias of {@link cublasZher2_v2_64} (`#define cublasZher2_64 cublasZher2_v2_64`). */
+/** Alias of {@link cublasZher2_v2_64} (`#define cublasZher2_64 cublasZher2_v2_64`).
+ * @function */
 export declare const cublasZher2_64: typeof Zher2_Zherkx.cublasZher2_v2_64;
-/** Alias of {@link cublasZher2k_v2_64} (`#define cublasZher2k_64 cublasZher2k_v2_64`). */
+/** Alias of {@link cublasZher2k_v2_64} (`#define cublasZher2k_64 cublasZher2k_v2_64`).
+ * @function */
 export declare const cublasZher2k_64: typeof Zher2_Zherkx.cublasZher2k_v2_64;
-/** Alias of {@link cublasZher_v2_64} (`#define cublasZher_64 cublasZher_v2_64`). */
+/** Alias of {@link cublasZher_v2_64} (`#define cublasZher_64 cublasZher_v2_64`).
+ * @function */
 export declare const cublasZher_64: typeof Zhbmv_Zher.cublasZher_v2_64;
-/** Alias of {@link cublasZherk_v2_64} (`#define cublasZherk_64 cublasZherk_v2_64`). */
+/** Alias of {@link cublasZherk_v2_64} (`#define cublasZherk_64 cublasZherk_v2_64`).
+ * @function */
 export declare const cublasZherk_64: typeof Zher2_Zherkx.cublasZherk_v2_64;
-/** Alias of {@link cublasZhpmv_v2_64} (`#define cublasZhpmv_64 cublasZhpmv_v2_64`). */
+/** Alias of {@link cublasZhpmv_v2_64} (`#define cublasZhpmv_64 cublasZhpmv_v2_64`).
+ * @function */
 export declare const cublasZhpmv_64: typeof Zhpmv_Zrot.cublasZhpmv_v2_64;
-/** Alias of {@link cublasZhpr2_v2_64} (`#define cublasZhpr2_64 cublasZhpr2_v2_64`). */
+/** Alias of {@link cublasZhpr2_v2_64} (`#define cublasZhpr2_64 cublasZhpr2_v2_64`).
+ * @function */
 export declare const cublasZhpr2_64: typeof Zhpmv_Zrot.cublasZhpr2_v2_64;
-/** Alias of {@link cublasZhpr_v2_64} (`#define cublasZhpr_64 cublasZhpr_v2_64`). */
+/** Alias of {@link cublasZhpr_v2_64} (`#define cublasZhpr_64 cublasZhpr_v2_64`).
+ * @function */
 export declare const cublasZhpr_64: typeof Zhpmv_Zrot.cublasZhpr_v2_64;
-/** Alias of {@link cublasZrot_v2_64} (`#define cublasZrot_64 cublasZrot_v2_64`). */
+/** Alias of {@link cublasZrot_v2_64} (`#define cublasZrot_64 cublasZrot_v2_64`).
+ * @function */
 export declare const cublasZrot_64: typeof Zhpmv_Zrot.cublasZrot_v2_64;
-/** Alias of {@link cublasZscal_v2_64} (`#define cublasZscal_64 cublasZscal_v2_64`). */
+/** Alias of {@link cublasZscal_v2_64} (`#define cublasZscal_64 cublasZscal_v2_64`).
+ * @function */
 export declare const cublasZscal_64: typeof Zrotg_Zsymv.cublasZscal_v2_64;
-/** Alias of {@link cublasZswap_v2_64} (`#define cublasZswap_64 cublasZswap_v2_64`). */
+/** Alias of {@link cublasZswap_v2_64} (`#define cublasZswap_64 cublasZswap_v2_64`).
+ * @function */
 export declare const cublasZswap_64: typeof Zrotg_Zsymv.cublasZswap_v2_64;
-/** Alias of {@link cublasZsymm_v2_64} (`#define cublasZsymm_64 cublasZsymm_v2_64`). */
+/** Alias of {@link cublasZsymm_v2_64} (`#define cublasZsymm_64 cublasZsymm_v2_64`).
+ * @function */
 export declare const cublasZsymm_64: typeof Zrotg_Zsymv.cublasZsymm_v2_64;
-/** Alias of {@link cublasZsymv_v2_64} (`#define cublasZsymv_64 cublasZsymv_v2_64`). */
+/** Alias of {@link cublasZsymv_v2_64} (`#define cublasZsymv_64 cublasZsymv_v2_64`).
+ * @function */
 export declare const cublasZsymv_64: typeof Zrotg_Zsymv.cublasZsymv_v2_64;
-/** Alias of {@link cublasZsyr2_v2_64} (`#define cublasZsyr2_64 cublasZsyr2_v2_64`). */
+/** Alias of {@link cublasZsyr2_v2_64} (`#define cublasZsyr2_64 cublasZsyr2_v2_64`).
+ * @function */
 export declare const cublasZsyr2_64: typeof Zsyr_Zsyrk.cublasZsyr2_v2_64;
-/** Alias of {@link cublasZsyr2k_v2_64} (`#define cublasZsyr2k_64 cublasZsyr2k_v2_64`). */
+/** Alias of {@link cublasZsyr2k_v2_64} (`#define cublasZsyr2k_64 cublasZsyr2k_v2_64`).
+ * @function */
 export declare const cublasZsyr2k_64: typeof Zsyr_Zsyrk.cublasZsyr2k_v2_64;
-/** Alias of {@link cublasZsyr_v2_64} (`#define cublasZsyr_64 cublasZsyr_v2_64`). */
+/** Alias of {@link cublasZsyr_v2_64} (`#define cublasZsyr_64 cublasZsyr_v2_64`).
+ * @function */
 export declare const cublasZsyr_64: typeof Zsyr_Zsyrk.cublasZsyr_v2_64;
-/** Alias of {@link cublasZsyrk_v2_64} (`#define cublasZsyrk_64 cublasZsyrk_v2_64`). */
+/** Alias of {@link cublasZsyrk_v2_64} (`#define cublasZsyrk_64 cublasZsyrk_v2_64`).
+ * @function */
 export declare const cublasZsyrk_64: typeof Zsyr_Zsyrk.cublasZsyrk_v2_64;
-/** Alias of {@link cublasZtbmv_v2_64} (`#define cublasZtbmv_64 cublasZtbmv_v2_64`). */
+/** Alias of {@link cublasZtbmv_v2_64} (`#define cublasZtbmv_64 cublasZtbmv_v2_64`).
+ * @function */
 export declare const cublasZtbmv_64: typeof Zsyrkx_Ztpmv.cublasZtbmv_v2_64;
-/** Alias of {@link cublasZtbsv_v2_64} (`#define cublasZtbsv_64 cublasZtbsv_v2_64`). */
+/** Alias of {@link cublasZtbsv_v2_64} (`#define cublasZtbsv_64 cublasZtbsv_v2_64`).
+ * @function */
 export declare const cublasZtbsv_64: typeof Zsyrkx_Ztpmv.cublasZtbsv_v2_64;
-/** Alias of {@link cublasZtpmv_v2_64} (`#define cublasZtpmv_64 cublasZtpmv_v2_64`). */
+/** Alias of {@link cublasZtpmv_v2_64} (`#define cublasZtpmv_64 cublasZtpmv_v2_64`).
+ * @function */
 export declare const cublasZtpmv_64: typeof Zsyrkx_Ztpmv.cublasZtpmv_v2_64;
-/** Alias of {@link cublasZtpsv_v2_64} (`#define cublasZtpsv_64 cublasZtpsv_v2_64`). */
+/** Alias of {@link cublasZtpsv_v2_64} (`#define cublasZtpsv_64 cublasZtpsv_v2_64`).
+ * @function */
 export declare const cublasZtpsv_64: typeof Ztpsv_Ztrsm.cublasZtpsv_v2_64;
-/** Alias of {@link cublasZtrmm_v2_64} (`#define cublasZtrmm_64 cublasZtrmm_v2_64`). */
+/** Alias of {@link cublasZtrmm_v2_64} (`#define cublasZtrmm_64 cublasZtrmm_v2_64`).
+ * @function */
 export declare const cublasZtrmm_64: typeof Ztpsv_Ztrsm.cublasZtrmm_v2_64;
-/** Alias of {@link cublasZtrmv_v2_64} (`#define cublasZtrmv_64 cublasZtrmv_v2_64`). */
+/** Alias of {@link cublasZtrmv_v2_64} (`#define cublasZtrmv_64 cublasZtrmv_v2_64`).
+ * @function */
 export declare const cublasZtrmv_64: typeof Ztpsv_Ztrsm.cublasZtrmv_v2_64;
-/** Alias of {@link cublasZtrsm_v2_64} (`#define cublasZtrsm_64 cublasZtrsm_v2_64`). */
+/** Alias of {@link cublasZtrsm_v2_64} (`#define cublasZtrsm_64 cublasZtrsm_v2_64`).
+ * @function */
 export declare const cublasZtrsm_64: typeof Ztpsv_Ztrsm.cublasZtrsm_v2_64;
-/** Alias of {@link cublasZtrsv_v2_64} (`#define cublasZtrsv_64 cublasZtrsv_v2_64`). */
+/** Alias of {@link cublasZtrsv_v2_64} (`#define cublasZtrsv_64 cublasZtrsv_v2_64`).
+ * @function */
 export declare const cublasZtrsv_64: typeof Ztrsv_Ztrttp.cublasZtrsv_v2_64;

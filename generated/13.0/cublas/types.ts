@@ -17,17 +17,17 @@ export declare enum cublasAtomicsMode_t {
 
 /** `enum cublasComputeType_t` · cublas_api.h · CUDA 13.0 */
 export declare enum cublasComputeType_t {
-  CUBLAS_COMPUTE_16F = 64,
+  /** 0x40 */ CUBLAS_COMPUTE_16F = 64,
   CUBLAS_COMPUTE_16F_PEDANTIC = 65,
   CUBLAS_COMPUTE_32F = 68,
   CUBLAS_COMPUTE_32F_PEDANTIC = 69,
   CUBLAS_COMPUTE_32F_FAST_16F = 74,
   CUBLAS_COMPUTE_32F_FAST_16BF = 75,
   CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
-  CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78,
+  /** since CUDA 13.0 */ CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78,
   CUBLAS_COMPUTE_64F = 70,
   CUBLAS_COMPUTE_64F_PEDANTIC = 71,
-  CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
+  /** since CUDA 13.0 */ CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
   CUBLAS_COMPUTE_32I = 72,
   CUBLAS_COMPUTE_32I_PEDANTIC = 73,
 }
@@ -40,9 +40,9 @@ export declare enum cublasDiagType_t {
 
 /** `enum cublasEmulationStrategy_t` · cublas_api.h · CUDA 13.0 */
 export declare enum cublasEmulationStrategy_t {
-  CUBLAS_EMULATION_STRATEGY_DEFAULT = 0,
-  CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1,
-  CUBLAS_EMULATION_STRATEGY_EAGER = 2,
+  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_DEFAULT = 0,
+  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1,
+  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_EAGER = 2,
 }
 
 /** `enum cublasFillMode_t` · cublas_api.h · CUDA 13.0 */
@@ -72,7 +72,7 @@ export declare enum cublasGemmAlgo_t {
   CUBLAS_GEMM_ALGO13 = 13,
   CUBLAS_GEMM_ALGO14 = 14,
   CUBLAS_GEMM_ALGO15 = 15,
-  CUBLAS_GEMM_ALGO16 = 16,
+  /** 0x10 */ CUBLAS_GEMM_ALGO16 = 16,
   CUBLAS_GEMM_ALGO17 = 17,
   CUBLAS_GEMM_ALGO18 = 18,
   CUBLAS_GEMM_ALGO19 = 19,
@@ -98,7 +98,7 @@ export declare enum cublasGemmAlgo_t {
   CUBLAS_GEMM_ALGO13_TENSOR_OP = 113,
   CUBLAS_GEMM_ALGO14_TENSOR_OP = 114,
   CUBLAS_GEMM_ALGO15_TENSOR_OP = 115,
-  CUBLAS_GEMM_AUTOTUNE = 999,
+  /** since CUDA 13.0 */ CUBLAS_GEMM_AUTOTUNE = 999,
 }
 
 /** `enum cublasMath_t` · cublas_api.h · CUDA 13.0 */
@@ -107,9 +107,9 @@ export declare enum cublasMath_t {
   CUBLAS_TENSOR_OP_MATH = 1,
   CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
-  CUBLAS_FP32_EMULATED_BF16X9_MATH = 4,
-  CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
-  CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
+  /** since CUDA 13.0 */ CUBLAS_FP32_EMULATED_BF16X9_MATH = 4,
+  /** since CUDA 13.0 */ CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
+  /** 0x10 */ CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
 }
 
 /** `enum cublasOperation_t` · cublas_api.h · CUDA 13.0 */
@@ -144,7 +144,7 @@ export declare enum cublasStatus_t {
   CUBLAS_STATUS_EXECUTION_FAILED = 13,
   CUBLAS_STATUS_INTERNAL_ERROR = 14,
   CUBLAS_STATUS_NOT_SUPPORTED = 15,
-  CUBLAS_STATUS_LICENSE_ERROR = 16,
+  /** 0x10 */ CUBLAS_STATUS_LICENSE_ERROR = 16,
 }
 
 /** `enum cudaDataType_t` · library_types.h · CUDA 13.0 */
@@ -157,7 +157,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -178,28 +178,28 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  CUDA_R_8F_UE4M3 = 28,
+  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  CUDA_R_8F_UE8M0 = 30,
-  CUDA_R_6F_E2M3 = 31,
-  CUDA_R_6F_E3M2 = 32,
-  CUDA_R_4F_E2M1 = 33,
+  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 
 /** `enum cudaEmulationMantissaControl_t` · library_types.h · CUDA 13.0 */
 export declare enum cudaEmulationMantissaControl {
-  CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0,
-  CUDA_EMULATION_MANTISSA_CONTROL_FIXED = 1,
+  /** since CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0,
+  /** since CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_FIXED = 1,
 }
 export type cudaEmulationMantissaControl_t = cudaEmulationMantissaControl;
 export declare const cudaEmulationMantissaControl_t: typeof cudaEmulationMantissaControl;
 
 /** `enum cudaEmulationSpecialValuesSupport_t` · library_types.h · CUDA 13.0 */
 export declare enum cudaEmulationSpecialValuesSupport {
-  CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT = 65535,
-  CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE = 0,
-  CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY = 1,
-  CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN = 2,
+  /** 0xffff · since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT = 65535,
+  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE = 0,
+  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY = 1,
+  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN = 2,
 }
 export type cudaEmulationSpecialValuesSupport_t = cudaEmulationSpecialValuesSupport;
 export declare const cudaEmulationSpecialValuesSupport_t: typeof cudaEmulationSpecialValuesSupport;
@@ -259,12 +259,16 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 

@@ -33,103 +33,153 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Returns `lightHandle`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtCreate: typeof LtCreate_LtEmulation.cublasLtCreate;
-/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtDestroy: typeof LtCreate_LtEmulation.cublasLtDestroy;
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
+ * @function */
 export declare const cublasLtDisableCpuInstructionsSetMask: typeof LtCreate_LtEmulation.cublasLtDisableCpuInstructionsSetMask;
-/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Returns `emulationDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtEmulationDescCreate: typeof LtCreate_LtEmulation.cublasLtEmulationDescCreate;
-/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtEmulationDescDestroy: typeof LtCreate_LtEmulation.cublasLtEmulationDescDestroy;
-/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtEmulationDescGetAttribute: typeof LtCreate_LtEmulation.cublasLtEmulationDescGetAttribute;
-/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtEmulationDescInit_internal: typeof LtCreate_LtEmulation.cublasLtEmulationDescInit_internal;
-/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtEmulationDescSetAttribute: typeof LtCreate_LtEmulation.cublasLtEmulationDescSetAttribute;
-/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0 */
+/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0
+ * @function */
 export declare const cublasLtGetCudartVersion: typeof LtGet_LtLogger.cublasLtGetCudartVersion;
-/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Returns `value`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtGetProperty: typeof LtGet_LtLogger.cublasLtGetProperty;
-/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0 */
+/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
+ * @function */
 export declare const cublasLtGetStatusName: typeof LtGet_LtLogger.cublasLtGetStatusName;
-/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0 */
+/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
+ * @function */
 export declare const cublasLtGetStatusString: typeof LtGet_LtLogger.cublasLtGetStatusString;
-/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0 */
+/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0
+ * @function */
 export declare const cublasLtGetVersion: typeof LtGet_LtLogger.cublasLtGetVersion;
-/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Returns `capacity`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtHeuristicsCacheGetCapacity: typeof LtGet_LtLogger.cublasLtHeuristicsCacheGetCapacity;
-/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtHeuristicsCacheSetCapacity: typeof LtGet_LtLogger.cublasLtHeuristicsCacheSetCapacity;
-/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerForceDisable: typeof LtGet_LtLogger.cublasLtLoggerForceDisable;
-/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerOpenFile: typeof LtGet_LtLogger.cublasLtLoggerOpenFile;
-/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerSetCallback: typeof LtGet_LtLogger.cublasLtLoggerSetCallback;
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerSetFile: typeof LtGet_LtLogger.cublasLtLoggerSetFile;
-/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerSetLevel: typeof LtGet_LtLogger.cublasLtLoggerSetLevel;
-/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtLoggerSetMask: typeof LtGet_LtLogger.cublasLtLoggerSetMask;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmul: typeof LtMatmul.cublasLtMatmul;
-/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoCapGetAttribute: typeof LtMatmul.cublasLtMatmulAlgoCapGetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Returns `result`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoCheck: typeof LtMatmul.cublasLtMatmulAlgoCheck;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoConfigGetAttribute: typeof LtMatmul.cublasLtMatmulAlgoConfigGetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoConfigSetAttribute: typeof LtMatmul.cublasLtMatmulAlgoConfigSetAttribute;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Returns `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoGetHeuristic: typeof LtMatmul.cublasLtMatmulAlgoGetHeuristic;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoGetIds: typeof LtMatmul.cublasLtMatmulAlgoGetIds;
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulAlgoInit: typeof LtMatmul.cublasLtMatmulAlgoInit;
-/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Returns `matmulDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulDescCreate: typeof LtMatmul.cublasLtMatmulDescCreate;
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulDescDestroy: typeof LtMatmul.cublasLtMatmulDescDestroy;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulDescGetAttribute: typeof LtMatmul.cublasLtMatmulDescGetAttribute;
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulDescInit_internal: typeof LtMatmul.cublasLtMatmulDescInit_internal;
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulDescSetAttribute: typeof LtMatmul.cublasLtMatmulDescSetAttribute;
-/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Returns `pref`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulPreferenceCreate: typeof LtMatmul.cublasLtMatmulPreferenceCreate;
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulPreferenceDestroy: typeof LtMatmul.cublasLtMatmulPreferenceDestroy;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulPreferenceGetAttribute: typeof LtMatmul.cublasLtMatmulPreferenceGetAttribute;
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulPreferenceInit_internal: typeof LtMatmul.cublasLtMatmulPreferenceInit_internal;
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatmulPreferenceSetAttribute: typeof LtMatmul.cublasLtMatmulPreferenceSetAttribute;
-/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Returns `matLayout`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixLayoutCreate: typeof LtMatrix.cublasLtMatrixLayoutCreate;
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixLayoutDestroy: typeof LtMatrix.cublasLtMatrixLayoutDestroy;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixLayoutGetAttribute: typeof LtMatrix.cublasLtMatrixLayoutGetAttribute;
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixLayoutInit_internal: typeof LtMatrix.cublasLtMatrixLayoutInit_internal;
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixLayoutSetAttribute: typeof LtMatrix.cublasLtMatrixLayoutSetAttribute;
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransform: typeof LtMatrix.cublasLtMatrixTransform;
-/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Returns `transformDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransformDescCreate: typeof LtMatrix.cublasLtMatrixTransformDescCreate;
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransformDescDestroy: typeof LtMatrix.cublasLtMatrixTransformDescDestroy;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransformDescGetAttribute: typeof LtMatrix.cublasLtMatrixTransformDescGetAttribute;
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransformDescInit_internal: typeof LtMatrix.cublasLtMatrixTransformDescInit_internal;
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cublasLtMatrixTransformDescSetAttribute: typeof LtMatrix.cublasLtMatrixTransformDescSetAttribute;

@@ -21,87 +21,129 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBatchIOCancel: typeof File.cuFileBatchIOCancel;
-/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 */
+/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0
+ * @function */
 export declare const cuFileBatchIODestroy: typeof File.cuFileBatchIODestroy;
-/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Returns `nr`, `iocbp`, `timeout`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBatchIOGetStatus: typeof File.cuFileBatchIOGetStatus;
-/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Returns `batch_idp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBatchIOSetUp: typeof File.cuFileBatchIOSetUp;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBatchIOSubmit: typeof File.cuFileBatchIOSubmit;
-/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBufDeregister: typeof File.cuFileBufDeregister;
-/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileBufRegister: typeof File.cuFileBufRegister;
-/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverClose: typeof File.cuFileDriverClose;
-/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverGetProperties: typeof File.cuFileDriverGetProperties;
-/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverOpen: typeof File.cuFileDriverOpen;
-/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverSetMaxCacheSize: typeof File.cuFileDriverSetMaxCacheSize;
-/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverSetMaxDirectIOSize: typeof File.cuFileDriverSetMaxDirectIOSize;
-/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverSetMaxPinnedMemSize: typeof File.cuFileDriverSetMaxPinnedMemSize;
-/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileDriverSetPollMode: typeof File.cuFileDriverSetPollMode;
-/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Returns `barSize`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetBARSizeInKB: typeof File.cuFileGetBARSizeInKB;
-/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetParameterBool: typeof File.cuFileGetParameterBool;
-/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Returns `min_value`, `max_value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetParameterMinMaxValue: typeof File.cuFileGetParameterMinMaxValue;
-/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetParameterPosixPoolSlabArray: typeof File.cuFileGetParameterPosixPoolSlabArray;
-/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetParameterSizeT: typeof File.cuFileGetParameterSizeT;
-/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Returns `desc_str`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetParameterString: typeof File.cuFileGetParameterString;
-/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetStatsL1: typeof File.cuFileGetStatsL1;
-/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetStatsL2: typeof File.cuFileGetStatsL2;
-/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetStatsL3: typeof File.cuFileGetStatsL3;
-/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Returns `level`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetStatsLevel: typeof File.cuFileGetStatsLevel;
-/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Returns `version`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileGetVersion: typeof File.cuFileGetVersion;
-/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0 */
+/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0
+ * @function */
 export declare const cuFileHandleDeregister: typeof File.cuFileHandleDeregister;
-/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Returns `fh`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileHandleRegister: typeof File.cuFileHandleRegister;
-/** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
+/** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0
+ * @function */
 export declare const cuFileRead: typeof File.cuFileRead;
-/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_read_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_read_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileReadAsync: typeof File.cuFileReadAsync;
-/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileSetParameterBool: typeof File.cuFileSetParameterBool;
-/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileSetParameterPosixPoolSlabArray: typeof File.cuFileSetParameterPosixPoolSlabArray;
-/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileSetParameterSizeT: typeof File.cuFileSetParameterSizeT;
-/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileSetParameterString: typeof File.cuFileSetParameterString;
-/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileSetStatsLevel: typeof File.cuFileSetStatsLevel;
-/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileStatsReset: typeof File.cuFileStatsReset;
-/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileStatsStart: typeof File.cuFileStatsStart;
-/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileStatsStop: typeof File.cuFileStatsStop;
-/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileStreamDeregister: typeof File.cuFileStreamDeregister;
-/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileStreamRegister: typeof File.cuFileStreamRegister;
-/** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0 */
+/** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0
+ * @function */
 export declare const cuFileUseCount: typeof File.cuFileUseCount;
-/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
+/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0
+ * @function */
 export declare const cuFileWrite: typeof File.cuFileWrite;
-/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_written_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_written_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFileWriteAsync: typeof File.cuFileWriteAsync;

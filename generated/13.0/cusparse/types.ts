@@ -19,7 +19,7 @@ export declare enum cudaDataType {
   CUDA_C_32F = 4,
   CUDA_R_64F = 1,
   CUDA_C_64F = 5,
-  CUDA_R_4I = 16,
+  /** 0x10 */ CUDA_R_4I = 16,
   CUDA_C_4I = 17,
   CUDA_R_4U = 18,
   CUDA_C_4U = 19,
@@ -40,12 +40,12 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  CUDA_R_8F_UE4M3 = 28,
+  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  CUDA_R_8F_UE8M0 = 30,
-  CUDA_R_6F_E2M3 = 31,
-  CUDA_R_6F_E3M2 = 32,
-  CUDA_R_4F_E2M1 = 33,
+  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 export type cudaDataType_t = cudaDataType;
 export declare const cudaDataType_t: typeof cudaDataType;
@@ -64,7 +64,7 @@ export declare enum cusparseColorAlg_t {
 
 /** `enum cusparseCsr2CscAlg_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseCsr2CscAlg_t {
-  CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
+  /** since CUDA 12.5 */ CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
   CUSPARSE_CSR2CSC_ALG1 = 1,
 }
 
@@ -97,8 +97,8 @@ export declare enum cusparseFormat_t {
   CUSPARSE_FORMAT_CSC = 2,
   CUSPARSE_FORMAT_COO = 3,
   CUSPARSE_FORMAT_BLOCKED_ELL = 5,
-  CUSPARSE_FORMAT_BSR = 6,
-  CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
+  /** since CUDA 12.5 */ CUSPARSE_FORMAT_BSR = 6,
+  /** since CUDA 12.5 */ CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
 }
 
 /** `enum cusparseIndexBase_t` · cusparse.h · CUDA 13.0 */
@@ -157,9 +157,9 @@ export declare enum cusparseSpGEMMAlg_t {
   CUSPARSE_SPGEMM_DEFAULT = 0,
   CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC = 1,
   CUSPARSE_SPGEMM_CSR_ALG_NONDETERMINITIC = 2,
-  CUSPARSE_SPGEMM_ALG1 = 3,
-  CUSPARSE_SPGEMM_ALG2 = 4,
-  CUSPARSE_SPGEMM_ALG3 = 5,
+  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG1 = 3,
+  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG2 = 4,
+  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG3 = 5,
 }
 
 /** `enum cusparseSpMMAlg_t` · cusparse.h · CUDA 13.0 */
@@ -173,7 +173,7 @@ export declare enum cusparseSpMMAlg_t {
   CUSPARSE_SPMM_CSR_ALG2 = 6,
   CUSPARSE_SPMM_CSR_ALG3 = 12,
   CUSPARSE_SPMM_BLOCKED_ELL_ALG1 = 13,
-  CUSPARSE_SPMM_BSR_ALG1 = 14,
+  /** since CUDA 12.6 */ CUSPARSE_SPMM_BSR_ALG1 = 14,
 }
 
 /** `enum cusparseSpMMOpAlg_t` · cusparse.h · CUDA 13.0 */
@@ -188,8 +188,8 @@ export declare enum cusparseSpMVAlg_t {
   CUSPARSE_SPMV_CSR_ALG2 = 3,
   CUSPARSE_SPMV_COO_ALG1 = 1,
   CUSPARSE_SPMV_COO_ALG2 = 4,
-  CUSPARSE_SPMV_SELL_ALG1 = 5,
-  CUSPARSE_SPMV_BSR_ALG1 = 6,
+  /** since CUDA 12.5 */ CUSPARSE_SPMV_SELL_ALG1 = 5,
+  /** since CUDA 13.0 */ CUSPARSE_SPMV_BSR_ALG1 = 6,
 }
 
 /** `enum cusparseSpMatAttribute_t` · cusparse.h · CUDA 13.0 */
@@ -205,8 +205,8 @@ export declare enum cusparseSpSMAlg_t {
 
 /** `enum cusparseSpSMUpdate_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseSpSMUpdate_t {
-  CUSPARSE_SPSM_UPDATE_GENERAL = 0,
-  CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
+  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_GENERAL = 0,
+  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSpSVAlg_t` · cusparse.h · CUDA 13.0 */
@@ -216,8 +216,8 @@ export declare enum cusparseSpSVAlg_t {
 
 /** `enum cusparseSpSVUpdate_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseSpSVUpdate_t {
-  CUSPARSE_SPSV_UPDATE_GENERAL = 0,
-  CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
+  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_GENERAL = 0,
+  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSparseToDenseAlg_t` · cusparse.h · CUDA 13.0 */
@@ -347,44 +347,77 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct _IO_FILE` · 216 bytes, align 8 · struct_FILE.h */
 export interface _IO_FILE {
+  /** `int` at byte 0 */
   _flags: number;
+  /** `char *` at byte 8 */
   _IO_read_ptr: number;
+  /** `char *` at byte 16 */
   _IO_read_end: number;
+  /** `char *` at byte 24 */
   _IO_read_base: number;
+  /** `char *` at byte 32 */
   _IO_write_base: number;
+  /** `char *` at byte 40 */
   _IO_write_ptr: number;
+  /** `char *` at byte 48 */
   _IO_write_end: number;
+  /** `char *` at byte 56 */
   _IO_buf_base: number;
+  /** `char *` at byte 64 */
   _IO_buf_end: number;
+  /** `char *` at byte 72 */
   _IO_save_base: number;
+  /** `char *` at byte 80 */
   _IO_backup_base: number;
+  /** `char *` at byte 88 */
   _IO_save_end: number;
+  /** `struct _IO_marker *` at byte 96 */
   _markers: number;
+  /** `struct _IO_FILE *` at byte 104 */
   _chain: number;
+  /** `int` at byte 112 */
   _fileno: number;
+  /** `int` at byte 116 */
   _flags2: number;
+  /** `__off_t` at byte 120 */
   _old_offset: number | bigint;
+  /** `unsigned short` at byte 128 */
   _cur_column: number;
+  /** `signed char` at byte 130 */
   _vtable_offset: number;
+  /** `char [1]` at byte 131 */
   _shortbuf: string;
+  /** `_IO_lock_t *` at byte 136 */
   _lock: number;
+  /** `__off64_t` at byte 144 */
   _offset: number | bigint;
+  /** `struct _IO_codecvt *` at byte 152 */
   _codecvt: number;
+  /** `struct _IO_wide_data *` at byte 160 */
   _wide_data: number;
+  /** `struct _IO_FILE *` at byte 168 */
   _freeres_list: number;
+  /** `void *` at byte 176 */
   _freeres_buf: number;
+  /** `size_t` at byte 184 */
   __pad5: number;
+  /** `int` at byte 192 */
   _mode: number;
+  /** `char [20]` at byte 196 */
   _unused2: string;
 }
 /** `struct double2` · 16 bytes, align 16 · vector_types.h */
 export interface double2 {
+  /** `double` at byte 0 */
   x: number;
+  /** `double` at byte 8 */
   y: number;
 }
 /** `struct float2` · 8 bytes, align 8 · vector_types.h */
 export interface float2 {
+  /** `float` at byte 0 */
   x: number;
+  /** `float` at byte 4 */
   y: number;
 }
 

@@ -47,24 +47,24 @@ const CHUNKS = `
 Array_Array3|cuArray3DCreate/1 cuArray3DGetDescriptor/1 cuArrayCreate/1 cuArrayDestroy/1 cuArrayGetDescriptor/1 cuArrayGetMemoryRequirements/2 cuArrayGetPlane/2 cuArrayGetSparseProperties/1
 Checkpoint_Coredump|cuCheckpointProcessCheckpoint/2 cuCheckpointProcessGetRestoreThreadId/1 cuCheckpointProcessGetState/1 cuCheckpointProcessLock/2 cuCheckpointProcessRestore/2 cuCheckpointProcessUnlock/2 cuCoredumpGetAttribute/3 cuCoredumpGetAttributeGlobal/3 cuCoredumpSetAttribute/3 cuCoredumpSetAttributeGlobal/3
 Ctx|cuCtxAttach/1 cuCtxCreate/3 cuCtxDestroy/1 cuCtxDetach/1 cuCtxDisablePeerAccess/1 cuCtxEnablePeerAccess/2 cuCtxFromGreenCtx/1 cuCtxGetApiVersion/1 cuCtxGetCacheConfig/0 cuCtxGetCurrent/0 cuCtxGetDevResource/2 cuCtxGetDevice/0 cuCtxGetDevice_v2/1 cuCtxGetExecAffinity/1 cuCtxGetFlags/0 cuCtxGetId/1 cuCtxGetLimit/1 cuCtxGetSharedMemConfig/0 cuCtxGetStreamPriorityRange/0 cuCtxPopCurrent/0 cuCtxPushCurrent/1 cuCtxRecordEvent/2 cuCtxResetPersistingL2Cache/0 cuCtxSetCacheConfig/1 cuCtxSetCurrent/1 cuCtxSetFlags/1 cuCtxSetLimit/2 cuCtxSetSharedMemConfig/1 cuCtxSynchronize/0 cuCtxSynchronize_v2/1 cuCtxWaitEvent/2
-Destroy_Device|cuDestroyExternalMemory/1 cuDestroyExternalSemaphore/1 cuDevResourceGenerateDesc/1 cuDevSmResourceSplitByCount/3 cuDeviceCanAccessPeer/2 cuDeviceComputeCapability/1 cuDeviceGet/1 cuDeviceGetAttribute/2 cuDeviceGetByPCIBusId/1 cuDeviceGetCount/0 cuDeviceGetDefaultMemPool/1 cuDeviceGetDevResource/2 cuDeviceGetExecAffinitySupport/2 cuDeviceGetGraphMemAttribute/2 cuDeviceGetHostAtomicCapabilities/3 cuDeviceGetLuid/2 cuDeviceGetMemPool/1 cuDeviceGetName/2 cuDeviceGetNvSciSyncAttributes/3 cuDeviceGetP2PAtomicCapabilities/4 cuDeviceGetP2PAttribute/3 cuDeviceGetPCIBusId/2 cuDeviceGetProperties/1 cuDeviceGetTexture1DLinearMaxWidth/3 cuDeviceGetUuid/1 cuDeviceGraphMemTrim/1 cuDevicePrimaryCtxGetState/1 cuDevicePrimaryCtxRelease/1 cuDevicePrimaryCtxReset/1 cuDevicePrimaryCtxRetain/1 cuDevicePrimaryCtxSetFlags/2 cuDeviceRegisterAsyncNotification/3 cuDeviceSetGraphMemAttribute/3 cuDeviceSetMemPool/2 cuDeviceTotalMem/1 cuDeviceUnregisterAsyncNotification/2
+Destroy_Device|cuDestroyExternalMemory/1 cuDestroyExternalSemaphore/1 cuDevResourceGenerateDesc/1 cuDevSmResourceSplitByCount/3 cuDeviceCanAccessPeer/2 cuDeviceComputeCapability/1 cuDeviceGet/1 cuDeviceGetAttribute/2 cuDeviceGetByPCIBusId/1 cuDeviceGetCount/0 cuDeviceGetDefaultMemPool/1 cuDeviceGetDevResource/2 cuDeviceGetExecAffinitySupport/2 cuDeviceGetGraphMemAttribute/2 cuDeviceGetHostAtomicCapabilities/3 cuDeviceGetLuid/1 cuDeviceGetMemPool/1 cuDeviceGetName/2 cuDeviceGetNvSciSyncAttributes/3 cuDeviceGetP2PAtomicCapabilities/4 cuDeviceGetP2PAttribute/3 cuDeviceGetPCIBusId/2 cuDeviceGetProperties/1 cuDeviceGetTexture1DLinearMaxWidth/3 cuDeviceGetUuid/1 cuDeviceGraphMemTrim/1 cuDevicePrimaryCtxGetState/1 cuDevicePrimaryCtxRelease/1 cuDevicePrimaryCtxReset/1 cuDevicePrimaryCtxRetain/1 cuDevicePrimaryCtxSetFlags/2 cuDeviceRegisterAsyncNotification/3 cuDeviceSetGraphMemAttribute/3 cuDeviceSetMemPool/2 cuDeviceTotalMem/1 cuDeviceUnregisterAsyncNotification/2
 Driver_Event|cuDriverGetVersion/0 cuEventCreate/1 cuEventDestroy/1 cuEventElapsedTime/2 cuEventQuery/1 cuEventRecord/2 cuEventRecordWithFlags/3 cuEventSynchronize/1
 External_Func|cuExternalMemoryGetMappedBuffer/2 cuExternalMemoryGetMappedMipmappedArray/2 cuFlushGPUDirectRDMAWrites/2 cuFuncGetAttribute/2 cuFuncGetModule/1 cuFuncGetName/1 cuFuncGetParamInfo/2 cuFuncIsLoaded/1 cuFuncLoad/1 cuFuncSetAttribute/3 cuFuncSetBlockShape/4 cuFuncSetCacheConfig/2 cuFuncSetSharedMemConfig/2 cuFuncSetSharedSize/2
 Get_GraphAdd|cuGetErrorName/1 cuGetErrorString/1 cuGetExportTable/1 cuGetProcAddress/3 cuGraphAddBatchMemOpNode/3 cuGraphAddChildGraphNode/3 cuGraphAddDependencies/5 cuGraphAddEmptyNode/2 cuGraphAddEventRecordNode/3 cuGraphAddEventWaitNode/3 cuGraphAddExternalSemaphoresSignalNode/3 cuGraphAddExternalSemaphoresWaitNode/3 cuGraphAddHostNode/3 cuGraphAddKernelNode/3 cuGraphAddMemAllocNode/3 cuGraphAddMemFreeNode/3 cuGraphAddMemcpyNode/4 cuGraphAddMemsetNode/4 cuGraphAddNode/4
 GraphBatch_GraphDestroy|cuGraphBatchMemOpNodeGetParams/1 cuGraphBatchMemOpNodeSetParams/2 cuGraphChildGraphNodeGetGraph/1 cuGraphClone/1 cuGraphConditionalHandleCreate/4 cuGraphCreate/1 cuGraphDebugDotPrint/3 cuGraphDestroy/1 cuGraphDestroyNode/1
-GraphEvent_GraphExec|cuGraphEventRecordNodeGetEvent/1 cuGraphEventRecordNodeSetEvent/2 cuGraphEventWaitNodeGetEvent/1 cuGraphEventWaitNodeSetEvent/2 cuGraphExecBatchMemOpNodeSetParams/3 cuGraphExecChildGraphNodeSetParams/3 cuGraphExecDestroy/1 cuGraphExecEventRecordNodeSetEvent/3 cuGraphExecEventWaitNodeSetEvent/3 cuGraphExecExternalSemaphoresSignalNodeSetParams/3 cuGraphExecExternalSemaphoresWaitNodeSetParams/3 cuGraphExecGetFlags/1 cuGraphExecHostNodeSetParams/3 cuGraphExecKernelNodeSetParams/3 cuGraphExecMemcpyNodeSetParams/4 cuGraphExecMemsetNodeSetParams/4 cuGraphExecNodeSetParams/2 cuGraphExecUpdate/2
+GraphEvent_GraphExec|cuGraphEventRecordNodeGetEvent/1 cuGraphEventRecordNodeSetEvent/2 cuGraphEventWaitNodeGetEvent/1 cuGraphEventWaitNodeSetEvent/2 cuGraphExecBatchMemOpNodeSetParams/3 cuGraphExecChildGraphNodeSetParams/3 cuGraphExecDestroy/1 cuGraphExecEventRecordNodeSetEvent/3 cuGraphExecEventWaitNodeSetEvent/3 cuGraphExecExternalSemaphoresSignalNodeSetParams/3 cuGraphExecExternalSemaphoresWaitNodeSetParams/3 cuGraphExecGetFlags/1 cuGraphExecHostNodeSetParams/3 cuGraphExecKernelNodeSetParams/3 cuGraphExecMemcpyNodeSetParams/4 cuGraphExecMemsetNodeSetParams/4 cuGraphExecNodeSetParams/3 cuGraphExecUpdate/2
 GraphExternal_GraphHost|cuGraphExternalSemaphoresSignalNodeGetParams/1 cuGraphExternalSemaphoresSignalNodeSetParams/2 cuGraphExternalSemaphoresWaitNodeGetParams/1 cuGraphExternalSemaphoresWaitNodeSetParams/2 cuGraphGetEdges/1 cuGraphGetNodes/1 cuGraphGetRootNodes/1 cuGraphHostNodeGetParams/1 cuGraphHostNodeSetParams/2
 GraphInstantiate_GraphLaunch|cuGraphInstantiateWithFlags/2 cuGraphInstantiateWithParams/2 cuGraphKernelNodeCopyAttributes/2 cuGraphKernelNodeGetAttribute/2 cuGraphKernelNodeGetParams/1 cuGraphKernelNodeSetAttribute/3 cuGraphKernelNodeSetParams/2 cuGraphLaunch/2 cuGraphInstantiate=cuGraphInstantiateWithFlags/2
-GraphMem_GraphNode|cuGraphMemAllocNodeGetParams/1 cuGraphMemFreeNodeGetParams/1 cuGraphMemcpyNodeGetParams/1 cuGraphMemcpyNodeSetParams/2 cuGraphMemsetNodeGetParams/1 cuGraphMemsetNodeSetParams/2 cuGraphNodeFindInClone/2 cuGraphNodeGetDependencies/1 cuGraphNodeGetDependentNodes/1 cuGraphNodeGetEnabled/2 cuGraphNodeGetType/1 cuGraphNodeSetEnabled/3 cuGraphNodeSetParams/1
+GraphMem_GraphNode|cuGraphMemAllocNodeGetParams/1 cuGraphMemFreeNodeGetParams/1 cuGraphMemcpyNodeGetParams/1 cuGraphMemcpyNodeSetParams/2 cuGraphMemsetNodeGetParams/1 cuGraphMemsetNodeSetParams/2 cuGraphNodeFindInClone/2 cuGraphNodeGetDependencies/1 cuGraphNodeGetDependentNodes/1 cuGraphNodeGetEnabled/2 cuGraphNodeGetType/1 cuGraphNodeSetEnabled/3 cuGraphNodeSetParams/2
 GraphRelease_Graphics|cuGraphReleaseUserObject/3 cuGraphRemoveDependencies/5 cuGraphRetainUserObject/4 cuGraphUpload/2 cuGraphicsMapResources/2 cuGraphicsResourceGetMappedMipmappedArray/1 cuGraphicsResourceGetMappedPointer/1 cuGraphicsResourceSetMapFlags/2 cuGraphicsSubResourceGetMappedArray/3 cuGraphicsUnmapResources/2 cuGraphicsUnregisterResource/1
 Green_Import|cuGreenCtxCreate/3 cuGreenCtxDestroy/1 cuGreenCtxGetDevResource/2 cuGreenCtxGetId/1 cuGreenCtxRecordEvent/2 cuGreenCtxStreamCreate/3 cuGreenCtxWaitEvent/2 cuImportExternalMemory/1 cuImportExternalSemaphore/1
 Init_Kernel|cuInit/1 cuIpcCloseMemHandle/1 cuIpcGetEventHandle/1 cuIpcGetMemHandle/1 cuIpcOpenEventHandle/1 cuIpcOpenMemHandle/2 cuKernelGetAttribute/3 cuKernelGetFunction/1 cuKernelGetLibrary/1 cuKernelGetName/1 cuKernelGetParamInfo/2 cuKernelSetAttribute/4 cuKernelSetCacheConfig/3
 Launch|cuLaunch/1 cuLaunchCooperativeKernel/10 cuLaunchCooperativeKernelMultiDevice/2 cuLaunchGrid/3 cuLaunchGridAsync/4 cuLaunchHostFunc/3 cuLaunchKernel/11 cuLaunchKernelEx/4
 Library|cuLibraryEnumerateKernels/2 cuLibraryGetGlobal/2 cuLibraryGetKernel/2 cuLibraryGetKernelCount/1 cuLibraryGetManaged/2 cuLibraryGetModule/1 cuLibraryGetUnifiedFunction/2 cuLibraryLoadData/5 cuLibraryLoadFromFile/5 cuLibraryUnload/1
-Link_Logs|cuLinkAddData/7 cuLinkAddFile/5 cuLinkComplete/1 cuLinkCreate/2 cuLinkDestroy/1 cuLogsCurrent/1 cuLogsDumpToFile/2 cuLogsDumpToMemory/2 cuLogsRegisterCallback/2 cuLogsUnregisterCallback/1
+Link_Logs|cuLinkAddData/7 cuLinkAddFile/5 cuLinkComplete/1 cuLinkCreate/2 cuLinkDestroy/1 cuLogsCurrent/1 cuLogsDumpToFile/3 cuLogsDumpToMemory/2 cuLogsRegisterCallback/2 cuLogsUnregisterCallback/1
 MemAddress_MemAlloc|cuMemAddressFree/2 cuMemAddressReserve/4 cuMemAdvise/4 cuMemAlloc/1 cuMemAllocAsync/2 cuMemAllocFromPoolAsync/3 cuMemAllocHost/1 cuMemAllocManaged/2 cuMemAllocPitch/3
 MemBatch_MemFree|cuMemBatchDecompressAsync/3 cuMemCreate/3 cuMemDiscardAndPrefetchBatchAsync/6 cuMemDiscardBatchAsync/4 cuMemExportToShareableHandle/4 cuMemFree/1 cuMemFreeAsync/2 cuMemFreeHost/1
-MemGet|cuMemGetAccess/2 cuMemGetAddressRange/1 cuMemGetAllocationGranularity/2 cuMemGetAllocationPropertiesFromHandle/1 cuMemGetDefaultMemPool/2 cuMemGetHandleForAddressRange/5 cuMemGetInfo/0 cuMemGetMemPool/2
+MemGet|cuMemGetAccess/2 cuMemGetAddressRange/1 cuMemGetAllocationGranularity/2 cuMemGetAllocationPropertiesFromHandle/1 cuMemGetDefaultMemPool/2 cuMemGetHandleForAddressRange/4 cuMemGetInfo/0 cuMemGetMemPool/2
 MemHost_MemMap|cuMemHostAlloc/2 cuMemHostGetDevicePointer/2 cuMemHostGetFlags/1 cuMemHostRegister/3 cuMemHostUnregister/1 cuMemImportFromShareableHandle/2 cuMemMap/5 cuMemMapArrayAsync/2
 MemPool|cuMemPoolCreate/1 cuMemPoolDestroy/1 cuMemPoolExportPointer/1 cuMemPoolExportToShareableHandle/4 cuMemPoolGetAccess/2 cuMemPoolGetAttribute/2 cuMemPoolImportFromShareableHandle/3 cuMemPoolImportPointer/2 cuMemPoolSetAccess/2 cuMemPoolSetAttribute/3 cuMemPoolTrimTo/2
 MemPrefetch_MemSet|cuMemPrefetchAsync/5 cuMemPrefetchBatchAsync/6 cuMemRangeGetAttribute/5 cuMemRangeGetAttributes/5 cuMemRelease/1 cuMemRetainAllocationHandle/1 cuMemSetAccess/3 cuMemSetMemPool/3
@@ -153,909 +153,1362 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArray3DCreate: typeof Array_Array3.cuArray3DCreate;
-/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArray3DGetDescriptor: typeof Array_Array3.cuArray3DGetDescriptor;
-/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayCreate: typeof Array_Array3.cuArrayCreate;
-/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayDestroy: typeof Array_Array3.cuArrayDestroy;
-/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayGetDescriptor: typeof Array_Array3.cuArrayGetDescriptor;
-/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayGetMemoryRequirements: typeof Array_Array3.cuArrayGetMemoryRequirements;
-/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 13.0 Returns `pPlaneArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayGetPlane: typeof Array_Array3.cuArrayGetPlane;
-/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuArrayGetSparseProperties: typeof Array_Array3.cuArrayGetSparseProperties;
-/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessCheckpoint: typeof Checkpoint_Coredump.cuCheckpointProcessCheckpoint;
-/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Returns `tid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessGetRestoreThreadId: typeof Checkpoint_Coredump.cuCheckpointProcessGetRestoreThreadId;
-/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Returns `state`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessGetState: typeof Checkpoint_Coredump.cuCheckpointProcessGetState;
-/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessLock: typeof Checkpoint_Coredump.cuCheckpointProcessLock;
-/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessRestore: typeof Checkpoint_Coredump.cuCheckpointProcessRestore;
-/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCheckpointProcessUnlock: typeof Checkpoint_Coredump.cuCheckpointProcessUnlock;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCoredumpGetAttribute: typeof Checkpoint_Coredump.cuCoredumpGetAttribute;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCoredumpGetAttributeGlobal: typeof Checkpoint_Coredump.cuCoredumpGetAttributeGlobal;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCoredumpSetAttribute: typeof Checkpoint_Coredump.cuCoredumpSetAttribute;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCoredumpSetAttributeGlobal: typeof Checkpoint_Coredump.cuCoredumpSetAttributeGlobal;
-/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxAttach: typeof Ctx.cuCtxAttach;
-/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxCreate: typeof Ctx.cuCtxCreate;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxDestroy: typeof Ctx.cuCtxDestroy;
-/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxDetach: typeof Ctx.cuCtxDetach;
-/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxDisablePeerAccess: typeof Ctx.cuCtxDisablePeerAccess;
-/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxEnablePeerAccess: typeof Ctx.cuCtxEnablePeerAccess;
-/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Returns `pContext`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxFromGreenCtx: typeof Ctx.cuCtxFromGreenCtx;
-/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 13.0 Returns `version`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetApiVersion: typeof Ctx.cuCtxGetApiVersion;
-/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 13.0 Returns `pconfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetCacheConfig: typeof Ctx.cuCtxGetCacheConfig;
-/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetCurrent: typeof Ctx.cuCtxGetCurrent;
-/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetDevResource: typeof Ctx.cuCtxGetDevResource;
-/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 13.0 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetDevice: typeof Ctx.cuCtxGetDevice;
-/** `CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)` · cuda.h · CUDA 13.0 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetDevice_v2: typeof Ctx.cuCtxGetDevice_v2;
-/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 13.0 Returns `pExecAffinity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetExecAffinity: typeof Ctx.cuCtxGetExecAffinity;
-/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetFlags: typeof Ctx.cuCtxGetFlags;
-/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 13.0 Returns `ctxId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetId: typeof Ctx.cuCtxGetId;
-/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 13.0 Returns `pvalue`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetLimit: typeof Ctx.cuCtxGetLimit;
-/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 13.0 Returns `pConfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetSharedMemConfig: typeof Ctx.cuCtxGetSharedMemConfig;
-/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 13.0 Returns `leastPriority`, `greatestPriority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxGetStreamPriorityRange: typeof Ctx.cuCtxGetStreamPriorityRange;
-/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxPopCurrent: typeof Ctx.cuCtxPopCurrent;
-/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxPushCurrent: typeof Ctx.cuCtxPushCurrent;
-/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxRecordEvent: typeof Ctx.cuCtxRecordEvent;
-/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxResetPersistingL2Cache: typeof Ctx.cuCtxResetPersistingL2Cache;
-/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSetCacheConfig: typeof Ctx.cuCtxSetCacheConfig;
-/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSetCurrent: typeof Ctx.cuCtxSetCurrent;
-/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSetFlags: typeof Ctx.cuCtxSetFlags;
-/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSetLimit: typeof Ctx.cuCtxSetLimit;
-/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSetSharedMemConfig: typeof Ctx.cuCtxSetSharedMemConfig;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSynchronize: typeof Ctx.cuCtxSynchronize;
-/** `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxSynchronize_v2: typeof Ctx.cuCtxSynchronize_v2;
-/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuCtxWaitEvent: typeof Ctx.cuCtxWaitEvent;
-/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDestroyExternalMemory: typeof Destroy_Device.cuDestroyExternalMemory;
-/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDestroyExternalSemaphore: typeof Destroy_Device.cuDestroyExternalSemaphore;
-/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 Returns `phDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevResourceGenerateDesc: typeof Destroy_Device.cuDevResourceGenerateDesc;
-/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Returns `result`, `remaining`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevSmResourceSplitByCount: typeof Destroy_Device.cuDevSmResourceSplitByCount;
-/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Returns `canAccessPeer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceCanAccessPeer: typeof Destroy_Device.cuDeviceCanAccessPeer;
-/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceComputeCapability: typeof Destroy_Device.cuDeviceComputeCapability;
-/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGet: typeof Destroy_Device.cuDeviceGet;
-/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetAttribute: typeof Destroy_Device.cuDeviceGetAttribute;
-/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 Returns `dev`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetByPCIBusId: typeof Destroy_Device.cuDeviceGetByPCIBusId;
-/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetCount: typeof Destroy_Device.cuDeviceGetCount;
-/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetDefaultMemPool: typeof Destroy_Device.cuDeviceGetDefaultMemPool;
-/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetDevResource: typeof Destroy_Device.cuDeviceGetDevResource;
-/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetExecAffinitySupport: typeof Destroy_Device.cuDeviceGetExecAffinitySupport;
-/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetGraphMemAttribute: typeof Destroy_Device.cuDeviceGetGraphMemAttribute;
-/** `CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `capabilities`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetHostAtomicCapabilities: typeof Destroy_Device.cuDeviceGetHostAtomicCapabilities;
-/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `deviceNodeMask`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetLuid: typeof Destroy_Device.cuDeviceGetLuid;
-/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetMemPool: typeof Destroy_Device.cuDeviceGetMemPool;
-/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetName: typeof Destroy_Device.cuDeviceGetName;
-/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetNvSciSyncAttributes: typeof Destroy_Device.cuDeviceGetNvSciSyncAttributes;
-/** `CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Returns `capabilities`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetP2PAtomicCapabilities: typeof Destroy_Device.cuDeviceGetP2PAtomicCapabilities;
-/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetP2PAttribute: typeof Destroy_Device.cuDeviceGetP2PAttribute;
-/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pciBusId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetPCIBusId: typeof Destroy_Device.cuDeviceGetPCIBusId;
-/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetProperties: typeof Destroy_Device.cuDeviceGetProperties;
-/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `maxWidthInElements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetTexture1DLinearMaxWidth: typeof Destroy_Device.cuDeviceGetTexture1DLinearMaxWidth;
-/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGetUuid: typeof Destroy_Device.cuDeviceGetUuid;
-/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceGraphMemTrim: typeof Destroy_Device.cuDeviceGraphMemTrim;
-/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 Returns `flags`, `active`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevicePrimaryCtxGetState: typeof Destroy_Device.cuDevicePrimaryCtxGetState;
-/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevicePrimaryCtxRelease: typeof Destroy_Device.cuDevicePrimaryCtxRelease;
-/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevicePrimaryCtxReset: typeof Destroy_Device.cuDevicePrimaryCtxReset;
-/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevicePrimaryCtxRetain: typeof Destroy_Device.cuDevicePrimaryCtxRetain;
-/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDevicePrimaryCtxSetFlags: typeof Destroy_Device.cuDevicePrimaryCtxSetFlags;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceRegisterAsyncNotification: typeof Destroy_Device.cuDeviceRegisterAsyncNotification;
-/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceSetGraphMemAttribute: typeof Destroy_Device.cuDeviceSetGraphMemAttribute;
-/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceSetMemPool: typeof Destroy_Device.cuDeviceSetMemPool;
-/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceTotalMem: typeof Destroy_Device.cuDeviceTotalMem;
-/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDeviceUnregisterAsyncNotification: typeof Destroy_Device.cuDeviceUnregisterAsyncNotification;
-/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 13.0 Returns `driverVersion`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuDriverGetVersion: typeof Driver_Event.cuDriverGetVersion;
-/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventCreate: typeof Driver_Event.cuEventCreate;
-/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventDestroy: typeof Driver_Event.cuEventDestroy;
-/** `CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 13.0 Returns `pMilliseconds`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventElapsedTime: typeof Driver_Event.cuEventElapsedTime;
-/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventQuery: typeof Driver_Event.cuEventQuery;
-/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventRecord: typeof Driver_Event.cuEventRecord;
-/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventRecordWithFlags: typeof Driver_Event.cuEventRecordWithFlags;
-/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuEventSynchronize: typeof Driver_Event.cuEventSynchronize;
-/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 13.0 Returns `devPtr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuExternalMemoryGetMappedBuffer: typeof External_Func.cuExternalMemoryGetMappedBuffer;
-/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 13.0 Returns `mipmap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuExternalMemoryGetMappedMipmappedArray: typeof External_Func.cuExternalMemoryGetMappedMipmappedArray;
-/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFlushGPUDirectRDMAWrites: typeof External_Func.cuFlushGPUDirectRDMAWrites;
-/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncGetAttribute: typeof External_Func.cuFuncGetAttribute;
-/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 13.0 Returns `hmod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncGetModule: typeof External_Func.cuFuncGetModule;
-/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 13.0 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncGetName: typeof External_Func.cuFuncGetName;
-/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncGetParamInfo: typeof External_Func.cuFuncGetParamInfo;
-/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 13.0 Returns `state`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncIsLoaded: typeof External_Func.cuFuncIsLoaded;
-/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncLoad: typeof External_Func.cuFuncLoad;
-/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncSetAttribute: typeof External_Func.cuFuncSetAttribute;
-/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncSetBlockShape: typeof External_Func.cuFuncSetBlockShape;
-/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncSetCacheConfig: typeof External_Func.cuFuncSetCacheConfig;
-/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncSetSharedMemConfig: typeof External_Func.cuFuncSetSharedMemConfig;
-/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuFuncSetSharedSize: typeof External_Func.cuFuncSetSharedSize;
-/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGetErrorName: typeof Get_GraphAdd.cuGetErrorName;
-/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGetErrorString: typeof Get_GraphAdd.cuGetErrorString;
-/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 13.0 Returns `ppExportTable`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGetExportTable: typeof Get_GraphAdd.cuGetExportTable;
-/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 Returns `pfn`, `symbolStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGetProcAddress: typeof Get_GraphAdd.cuGetProcAddress;
-/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddBatchMemOpNode: typeof Get_GraphAdd.cuGraphAddBatchMemOpNode;
-/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddChildGraphNode: typeof Get_GraphAdd.cuGraphAddChildGraphNode;
-/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddDependencies: typeof Get_GraphAdd.cuGraphAddDependencies;
-/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddEmptyNode: typeof Get_GraphAdd.cuGraphAddEmptyNode;
-/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddEventRecordNode: typeof Get_GraphAdd.cuGraphAddEventRecordNode;
-/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddEventWaitNode: typeof Get_GraphAdd.cuGraphAddEventWaitNode;
-/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddExternalSemaphoresSignalNode: typeof Get_GraphAdd.cuGraphAddExternalSemaphoresSignalNode;
-/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddExternalSemaphoresWaitNode: typeof Get_GraphAdd.cuGraphAddExternalSemaphoresWaitNode;
-/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddHostNode: typeof Get_GraphAdd.cuGraphAddHostNode;
-/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddKernelNode: typeof Get_GraphAdd.cuGraphAddKernelNode;
-/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddMemAllocNode: typeof Get_GraphAdd.cuGraphAddMemAllocNode;
-/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddMemFreeNode: typeof Get_GraphAdd.cuGraphAddMemFreeNode;
-/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddMemcpyNode: typeof Get_GraphAdd.cuGraphAddMemcpyNode;
-/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddMemsetNode: typeof Get_GraphAdd.cuGraphAddMemsetNode;
-/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphAddNode: typeof Get_GraphAdd.cuGraphAddNode;
-/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 13.0 Returns `nodeParams_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphBatchMemOpNodeGetParams: typeof GraphBatch_GraphDestroy.cuGraphBatchMemOpNodeGetParams;
-/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphBatchMemOpNodeSetParams: typeof GraphBatch_GraphDestroy.cuGraphBatchMemOpNodeSetParams;
-/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphChildGraphNodeGetGraph: typeof GraphBatch_GraphDestroy.cuGraphChildGraphNodeGetGraph;
-/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 13.0 Returns `phGraphClone`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphClone: typeof GraphBatch_GraphDestroy.cuGraphClone;
-/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `pHandle_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphConditionalHandleCreate: typeof GraphBatch_GraphDestroy.cuGraphConditionalHandleCreate;
-/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphCreate: typeof GraphBatch_GraphDestroy.cuGraphCreate;
-/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphDebugDotPrint: typeof GraphBatch_GraphDestroy.cuGraphDebugDotPrint;
-/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphDestroy: typeof GraphBatch_GraphDestroy.cuGraphDestroy;
-/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphDestroyNode: typeof GraphBatch_GraphDestroy.cuGraphDestroyNode;
-/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphEventRecordNodeGetEvent: typeof GraphEvent_GraphExec.cuGraphEventRecordNodeGetEvent;
-/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphEventRecordNodeSetEvent: typeof GraphEvent_GraphExec.cuGraphEventRecordNodeSetEvent;
-/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphEventWaitNodeGetEvent: typeof GraphEvent_GraphExec.cuGraphEventWaitNodeGetEvent;
-/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphEventWaitNodeSetEvent: typeof GraphEvent_GraphExec.cuGraphEventWaitNodeSetEvent;
-/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecBatchMemOpNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecBatchMemOpNodeSetParams;
-/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecChildGraphNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecChildGraphNodeSetParams;
-/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecDestroy: typeof GraphEvent_GraphExec.cuGraphExecDestroy;
-/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecEventRecordNodeSetEvent: typeof GraphEvent_GraphExec.cuGraphExecEventRecordNodeSetEvent;
-/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecEventWaitNodeSetEvent: typeof GraphEvent_GraphExec.cuGraphExecEventWaitNodeSetEvent;
-/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecExternalSemaphoresSignalNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecExternalSemaphoresSignalNodeSetParams;
-/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecExternalSemaphoresWaitNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecExternalSemaphoresWaitNodeSetParams;
-/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecGetFlags: typeof GraphEvent_GraphExec.cuGraphExecGetFlags;
-/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecHostNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecHostNodeSetParams;
-/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecKernelNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecKernelNodeSetParams;
-/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecMemcpyNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecMemcpyNodeSetParams;
-/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecMemsetNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecMemsetNodeSetParams;
-/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecNodeSetParams: typeof GraphEvent_GraphExec.cuGraphExecNodeSetParams;
-/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 13.0 Returns `resultInfo`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExecUpdate: typeof GraphEvent_GraphExec.cuGraphExecUpdate;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExternalSemaphoresSignalNodeGetParams: typeof GraphExternal_GraphHost.cuGraphExternalSemaphoresSignalNodeGetParams;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExternalSemaphoresSignalNodeSetParams: typeof GraphExternal_GraphHost.cuGraphExternalSemaphoresSignalNodeSetParams;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExternalSemaphoresWaitNodeGetParams: typeof GraphExternal_GraphHost.cuGraphExternalSemaphoresWaitNodeGetParams;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphExternalSemaphoresWaitNodeSetParams: typeof GraphExternal_GraphHost.cuGraphExternalSemaphoresWaitNodeSetParams;
-/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 13.0 Returns `from`, `to`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphGetEdges: typeof GraphExternal_GraphHost.cuGraphGetEdges;
-/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 13.0 Returns `nodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphGetNodes: typeof GraphExternal_GraphHost.cuGraphGetNodes;
-/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 13.0 Returns `rootNodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphGetRootNodes: typeof GraphExternal_GraphHost.cuGraphGetRootNodes;
-/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphHostNodeGetParams: typeof GraphExternal_GraphHost.cuGraphHostNodeGetParams;
-/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphHostNodeSetParams: typeof GraphExternal_GraphHost.cuGraphHostNodeSetParams;
-/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `phGraphExec`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphInstantiateWithFlags: typeof GraphInstantiate_GraphLaunch.cuGraphInstantiateWithFlags;
-/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 13.0 Returns `phGraphExec`, `instantiateParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphInstantiateWithParams: typeof GraphInstantiate_GraphLaunch.cuGraphInstantiateWithParams;
-/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphKernelNodeCopyAttributes: typeof GraphInstantiate_GraphLaunch.cuGraphKernelNodeCopyAttributes;
-/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 13.0 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphKernelNodeGetAttribute: typeof GraphInstantiate_GraphLaunch.cuGraphKernelNodeGetAttribute;
-/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphKernelNodeGetParams: typeof GraphInstantiate_GraphLaunch.cuGraphKernelNodeGetParams;
-/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphKernelNodeSetAttribute: typeof GraphInstantiate_GraphLaunch.cuGraphKernelNodeSetAttribute;
-/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphKernelNodeSetParams: typeof GraphInstantiate_GraphLaunch.cuGraphKernelNodeSetParams;
-/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphLaunch: typeof GraphInstantiate_GraphLaunch.cuGraphLaunch;
-/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemAllocNodeGetParams: typeof GraphMem_GraphNode.cuGraphMemAllocNodeGetParams;
-/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 13.0 Returns `dptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemFreeNodeGetParams: typeof GraphMem_GraphNode.cuGraphMemFreeNodeGetParams;
-/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemcpyNodeGetParams: typeof GraphMem_GraphNode.cuGraphMemcpyNodeGetParams;
-/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemcpyNodeSetParams: typeof GraphMem_GraphNode.cuGraphMemcpyNodeSetParams;
-/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemsetNodeGetParams: typeof GraphMem_GraphNode.cuGraphMemsetNodeGetParams;
-/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphMemsetNodeSetParams: typeof GraphMem_GraphNode.cuGraphMemsetNodeSetParams;
-/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 13.0 Returns `phNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeFindInClone: typeof GraphMem_GraphNode.cuGraphNodeFindInClone;
-/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 13.0 Returns `dependencies`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeGetDependencies: typeof GraphMem_GraphNode.cuGraphNodeGetDependencies;
-/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 13.0 Returns `dependentNodes`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeGetDependentNodes: typeof GraphMem_GraphNode.cuGraphNodeGetDependentNodes;
-/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 13.0 Returns `isEnabled`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeGetEnabled: typeof GraphMem_GraphNode.cuGraphNodeGetEnabled;
-/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 13.0 Returns `type`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeGetType: typeof GraphMem_GraphNode.cuGraphNodeGetType;
-/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeSetEnabled: typeof GraphMem_GraphNode.cuGraphNodeSetEnabled;
-/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphNodeSetParams: typeof GraphMem_GraphNode.cuGraphNodeSetParams;
-/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphReleaseUserObject: typeof GraphRelease_Graphics.cuGraphReleaseUserObject;
-/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphRemoveDependencies: typeof GraphRelease_Graphics.cuGraphRemoveDependencies;
-/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphRetainUserObject: typeof GraphRelease_Graphics.cuGraphRetainUserObject;
-/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphUpload: typeof GraphRelease_Graphics.cuGraphUpload;
-/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsMapResources: typeof GraphRelease_Graphics.cuGraphicsMapResources;
-/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Returns `pMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsResourceGetMappedMipmappedArray: typeof GraphRelease_Graphics.cuGraphicsResourceGetMappedMipmappedArray;
-/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Returns `pDevPtr`, `pSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsResourceGetMappedPointer: typeof GraphRelease_Graphics.cuGraphicsResourceGetMappedPointer;
-/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsResourceSetMapFlags: typeof GraphRelease_Graphics.cuGraphicsResourceSetMapFlags;
-/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Returns `pArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsSubResourceGetMappedArray: typeof GraphRelease_Graphics.cuGraphicsSubResourceGetMappedArray;
-/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsUnmapResources: typeof GraphRelease_Graphics.cuGraphicsUnmapResources;
-/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGraphicsUnregisterResource: typeof GraphRelease_Graphics.cuGraphicsUnregisterResource;
-/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxCreate: typeof Green_Import.cuGreenCtxCreate;
-/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxDestroy: typeof Green_Import.cuGreenCtxDestroy;
-/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxGetDevResource: typeof Green_Import.cuGreenCtxGetDevResource;
-/** `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 Returns `greenCtxId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxGetId: typeof Green_Import.cuGreenCtxGetId;
-/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxRecordEvent: typeof Green_Import.cuGreenCtxRecordEvent;
-/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxStreamCreate: typeof Green_Import.cuGreenCtxStreamCreate;
-/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuGreenCtxWaitEvent: typeof Green_Import.cuGreenCtxWaitEvent;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 13.0 Returns `extMem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuImportExternalMemory: typeof Green_Import.cuImportExternalMemory;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 13.0 Returns `extSem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuImportExternalSemaphore: typeof Green_Import.cuImportExternalSemaphore;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuInit: typeof Init_Kernel.cuInit;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuIpcCloseMemHandle: typeof Init_Kernel.cuIpcCloseMemHandle;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuIpcGetEventHandle: typeof Init_Kernel.cuIpcGetEventHandle;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuIpcGetMemHandle: typeof Init_Kernel.cuIpcGetMemHandle;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 13.0 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuIpcOpenEventHandle: typeof Init_Kernel.cuIpcOpenEventHandle;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuIpcOpenMemHandle: typeof Init_Kernel.cuIpcOpenMemHandle;
-/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelGetAttribute: typeof Init_Kernel.cuKernelGetAttribute;
-/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 13.0 Returns `pFunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelGetFunction: typeof Init_Kernel.cuKernelGetFunction;
-/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 13.0 Returns `pLib`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelGetLibrary: typeof Init_Kernel.cuKernelGetLibrary;
-/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 13.0 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelGetName: typeof Init_Kernel.cuKernelGetName;
-/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelGetParamInfo: typeof Init_Kernel.cuKernelGetParamInfo;
-/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelSetAttribute: typeof Init_Kernel.cuKernelSetAttribute;
-/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuKernelSetCacheConfig: typeof Init_Kernel.cuKernelSetCacheConfig;
-/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunch: typeof Launch.cuLaunch;
-/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchCooperativeKernel: typeof Launch.cuLaunchCooperativeKernel;
-/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchCooperativeKernelMultiDevice: typeof Launch.cuLaunchCooperativeKernelMultiDevice;
-/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchGrid: typeof Launch.cuLaunchGrid;
-/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchGridAsync: typeof Launch.cuLaunchGridAsync;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchHostFunc: typeof Launch.cuLaunchHostFunc;
-/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchKernel: typeof Launch.cuLaunchKernel;
-/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLaunchKernelEx: typeof Launch.cuLaunchKernelEx;
-/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 13.0 Returns `kernels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryEnumerateKernels: typeof Library.cuLibraryEnumerateKernels;
-/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetGlobal: typeof Library.cuLibraryGetGlobal;
-/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Returns `pKernel`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetKernel: typeof Library.cuLibraryGetKernel;
-/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 13.0 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetKernelCount: typeof Library.cuLibraryGetKernelCount;
-/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetManaged: typeof Library.cuLibraryGetManaged;
-/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 13.0 Returns `pMod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetModule: typeof Library.cuLibraryGetModule;
-/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 13.0 Returns `fptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryGetUnifiedFunction: typeof Library.cuLibraryGetUnifiedFunction;
-/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryLoadData: typeof Library.cuLibraryLoadData;
-/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryLoadFromFile: typeof Library.cuLibraryLoadFromFile;
-/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLibraryUnload: typeof Library.cuLibraryUnload;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLinkAddData: typeof Link_Logs.cuLinkAddData;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLinkAddFile: typeof Link_Logs.cuLinkAddFile;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Returns `cubinOut`, `sizeOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLinkComplete: typeof Link_Logs.cuLinkComplete;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Returns `stateOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLinkCreate: typeof Link_Logs.cuLinkCreate;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLinkDestroy: typeof Link_Logs.cuLinkDestroy;
-/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLogsCurrent: typeof Link_Logs.cuLogsCurrent;
-/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLogsDumpToFile: typeof Link_Logs.cuLogsDumpToFile;
-/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator`, `buffer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLogsDumpToMemory: typeof Link_Logs.cuLogsDumpToMemory;
-/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLogsRegisterCallback: typeof Link_Logs.cuLogsRegisterCallback;
-/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuLogsUnregisterCallback: typeof Link_Logs.cuLogsUnregisterCallback;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAddressFree: typeof MemAddress_MemAlloc.cuMemAddressFree;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `ptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAddressReserve: typeof MemAddress_MemAlloc.cuMemAddressReserve;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAdvise: typeof MemAddress_MemAlloc.cuMemAdvise;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAlloc: typeof MemAddress_MemAlloc.cuMemAlloc;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAllocAsync: typeof MemAddress_MemAlloc.cuMemAllocAsync;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAllocFromPoolAsync: typeof MemAddress_MemAlloc.cuMemAllocFromPoolAsync;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAllocHost: typeof MemAddress_MemAlloc.cuMemAllocHost;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAllocManaged: typeof MemAddress_MemAlloc.cuMemAllocManaged;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Returns `dptr`, `pPitch`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemAllocPitch: typeof MemAddress_MemAlloc.cuMemAllocPitch;
-/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Returns `errorIndex`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemBatchDecompressAsync: typeof MemBatch_MemFree.cuMemBatchDecompressAsync;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemCreate: typeof MemBatch_MemFree.cuMemCreate;
-/** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemDiscardAndPrefetchBatchAsync: typeof MemBatch_MemFree.cuMemDiscardAndPrefetchBatchAsync;
-/** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemDiscardBatchAsync: typeof MemBatch_MemFree.cuMemDiscardBatchAsync;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemExportToShareableHandle: typeof MemBatch_MemFree.cuMemExportToShareableHandle;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemFree: typeof MemBatch_MemFree.cuMemFree;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemFreeAsync: typeof MemBatch_MemFree.cuMemFreeAsync;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemFreeHost: typeof MemBatch_MemFree.cuMemFreeHost;
-/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetAccess: typeof MemGet.cuMemGetAccess;
-/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Returns `pbase`, `psize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetAddressRange: typeof MemGet.cuMemGetAddressRange;
-/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetAllocationGranularity: typeof MemGet.cuMemGetAllocationGranularity;
-/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetAllocationPropertiesFromHandle: typeof MemGet.cuMemGetAllocationPropertiesFromHandle;
-/** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetDefaultMemPool: typeof MemGet.cuMemGetDefaultMemPool;
-/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetHandleForAddressRange: typeof MemGet.cuMemGetHandleForAddressRange;
-/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 Returns `free`, `total`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetInfo: typeof MemGet.cuMemGetInfo;
-/** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemGetMemPool: typeof MemGet.cuMemGetMemPool;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemHostAlloc: typeof MemHost_MemMap.cuMemHostAlloc;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemHostGetDevicePointer: typeof MemHost_MemMap.cuMemHostGetDevicePointer;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemHostGetFlags: typeof MemHost_MemMap.cuMemHostGetFlags;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemHostRegister: typeof MemHost_MemMap.cuMemHostRegister;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemHostUnregister: typeof MemHost_MemMap.cuMemHostUnregister;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemImportFromShareableHandle: typeof MemHost_MemMap.cuMemImportFromShareableHandle;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemMap: typeof MemHost_MemMap.cuMemMap;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemMapArrayAsync: typeof MemHost_MemMap.cuMemMapArrayAsync;
-/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolCreate: typeof MemPool.cuMemPoolCreate;
-/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolDestroy: typeof MemPool.cuMemPoolDestroy;
-/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `shareData_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolExportPointer: typeof MemPool.cuMemPoolExportPointer;
-/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolExportToShareableHandle: typeof MemPool.cuMemPoolExportToShareableHandle;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolGetAccess: typeof MemPool.cuMemPoolGetAccess;
-/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolGetAttribute: typeof MemPool.cuMemPoolGetAttribute;
-/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolImportFromShareableHandle: typeof MemPool.cuMemPoolImportFromShareableHandle;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Returns `ptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolImportPointer: typeof MemPool.cuMemPoolImportPointer;
-/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolSetAccess: typeof MemPool.cuMemPoolSetAccess;
-/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolSetAttribute: typeof MemPool.cuMemPoolSetAttribute;
-/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPoolTrimTo: typeof MemPool.cuMemPoolTrimTo;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPrefetchAsync: typeof MemPrefetch_MemSet.cuMemPrefetchAsync;
-/** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemPrefetchBatchAsync: typeof MemPrefetch_MemSet.cuMemPrefetchBatchAsync;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemRangeGetAttribute: typeof MemPrefetch_MemSet.cuMemRangeGetAttribute;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemRangeGetAttributes: typeof MemPrefetch_MemSet.cuMemRangeGetAttributes;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemRelease: typeof MemPrefetch_MemSet.cuMemRelease;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemRetainAllocationHandle: typeof MemPrefetch_MemSet.cuMemRetainAllocationHandle;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemSetAccess: typeof MemPrefetch_MemSet.cuMemSetAccess;
-/** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemSetMemPool: typeof MemPrefetch_MemSet.cuMemSetMemPool;
-/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemUnmap: typeof MemUnmap_Memcpy.cuMemUnmap;
-/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy: typeof MemUnmap_Memcpy.cuMemcpy;
-/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy2D: typeof Memcpy2_Memcpy3.cuMemcpy2D;
-/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy2DAsync: typeof Memcpy2_Memcpy3.cuMemcpy2DAsync;
-/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy2DUnaligned: typeof Memcpy2_Memcpy3.cuMemcpy2DUnaligned;
-/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy3D: typeof Memcpy2_Memcpy3.cuMemcpy3D;
-/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy3DAsync: typeof Memcpy2_Memcpy3.cuMemcpy3DAsync;
-/** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy3DBatchAsync: typeof Memcpy2_Memcpy3.cuMemcpy3DBatchAsync;
-/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy3DPeer: typeof Memcpy2_Memcpy3.cuMemcpy3DPeer;
-/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpy3DPeerAsync: typeof Memcpy2_Memcpy3.cuMemcpy3DPeerAsync;
-/** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyAsync: typeof MemUnmap_Memcpy.cuMemcpyAsync;
-/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyAtoA: typeof MemUnmap_Memcpy.cuMemcpyAtoA;
-/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyAtoD: typeof MemUnmap_Memcpy.cuMemcpyAtoD;
-/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyAtoH: typeof MemUnmap_Memcpy.cuMemcpyAtoH;
-/** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyAtoHAsync: typeof MemUnmap_Memcpy.cuMemcpyAtoHAsync;
-/** `CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyBatchAsync: typeof MemUnmap_Memcpy.cuMemcpyBatchAsync;
-/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyDtoA: typeof MemUnmap_Memcpy.cuMemcpyDtoA;
-/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyDtoD: typeof MemUnmap_Memcpy.cuMemcpyDtoD;
-/** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyDtoDAsync: typeof MemUnmap_Memcpy.cuMemcpyDtoDAsync;
-/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyDtoH: typeof MemUnmap_Memcpy.cuMemcpyDtoH;
-/** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyDtoHAsync: typeof MemUnmap_Memcpy.cuMemcpyDtoHAsync;
-/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyHtoA: typeof MemUnmap_Memcpy.cuMemcpyHtoA;
-/** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyHtoAAsync: typeof MemUnmap_Memcpy.cuMemcpyHtoAAsync;
-/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyHtoD: typeof MemUnmap_Memcpy.cuMemcpyHtoD;
-/** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyHtoDAsync: typeof MemUnmap_Memcpy.cuMemcpyHtoDAsync;
-/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyPeer: typeof MemUnmap_Memcpy.cuMemcpyPeer;
-/** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemcpyPeerAsync: typeof MemUnmap_Memcpy.cuMemcpyPeerAsync;
-/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD16: typeof Memset.cuMemsetD16;
-/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD16Async: typeof Memset.cuMemsetD16Async;
-/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D16: typeof Memset.cuMemsetD2D16;
-/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D16Async: typeof Memset.cuMemsetD2D16Async;
-/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D32: typeof Memset.cuMemsetD2D32;
-/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D32Async: typeof Memset.cuMemsetD2D32Async;
-/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D8: typeof Memset.cuMemsetD2D8;
-/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD2D8Async: typeof Memset.cuMemsetD2D8Async;
-/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD32: typeof Memset.cuMemsetD32;
-/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD32Async: typeof Memset.cuMemsetD32Async;
-/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD8: typeof Memset.cuMemsetD8;
-/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMemsetD8Async: typeof Memset.cuMemsetD8Async;
-/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMipmappedArrayCreate: typeof Mipmapped_Module.cuMipmappedArrayCreate;
-/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMipmappedArrayDestroy: typeof Mipmapped_Module.cuMipmappedArrayDestroy;
-/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 13.0 Returns `pLevelArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMipmappedArrayGetLevel: typeof Mipmapped_Module.cuMipmappedArrayGetLevel;
-/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMipmappedArrayGetMemoryRequirements: typeof Mipmapped_Module.cuMipmappedArrayGetMemoryRequirements;
-/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMipmappedArrayGetSparseProperties: typeof Mipmapped_Module.cuMipmappedArrayGetSparseProperties;
-/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 13.0 Returns `functions`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleEnumerateFunctions: typeof Mipmapped_Module.cuModuleEnumerateFunctions;
-/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `hfunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetFunction: typeof Mipmapped_Module.cuModuleGetFunction;
-/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 13.0 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetFunctionCount: typeof Mipmapped_Module.cuModuleGetFunctionCount;
-/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetGlobal: typeof Mipmapped_Module.cuModuleGetGlobal;
-/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 13.0 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetLoadingMode: typeof Mipmapped_Module.cuModuleGetLoadingMode;
-/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `pSurfRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetSurfRef: typeof Mipmapped_Module.cuModuleGetSurfRef;
-/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleGetTexRef: typeof Mipmapped_Module.cuModuleGetTexRef;
-/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleLoad: typeof Mipmapped_Module.cuModuleLoad;
-/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleLoadData: typeof Mipmapped_Module.cuModuleLoadData;
-/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleLoadDataEx: typeof Mipmapped_Module.cuModuleLoadDataEx;
-/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleLoadFatBinary: typeof Mipmapped_Module.cuModuleLoadFatBinary;
-/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuModuleUnload: typeof Mipmapped_Module.cuModuleUnload;
-/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastAddDevice: typeof Multicast_Occupancy.cuMulticastAddDevice;
-/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastBindAddr: typeof Multicast_Occupancy.cuMulticastBindAddr;
-/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastBindMem: typeof Multicast_Occupancy.cuMulticastBindMem;
-/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 13.0 Returns `mcHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastCreate: typeof Multicast_Occupancy.cuMulticastCreate;
-/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastGetGranularity: typeof Multicast_Occupancy.cuMulticastGetGranularity;
-/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuMulticastUnbind: typeof Multicast_Occupancy.cuMulticastUnbind;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 Returns `dynamicSmemSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyAvailableDynamicSMemPerBlock: typeof Multicast_Occupancy.cuOccupancyAvailableDynamicSMemPerBlock;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxActiveBlocksPerMultiprocessor: typeof Multicast_Occupancy.cuOccupancyMaxActiveBlocksPerMultiprocessor;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: typeof Multicast_Occupancy.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Returns `numClusters`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxActiveClusters: typeof Multicast_Occupancy.cuOccupancyMaxActiveClusters;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxPotentialBlockSize: typeof Multicast_Occupancy.cuOccupancyMaxPotentialBlockSize;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxPotentialBlockSizeWithFlags: typeof Multicast_Occupancy.cuOccupancyMaxPotentialBlockSizeWithFlags;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Returns `clusterSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuOccupancyMaxPotentialClusterSize: typeof Multicast_Occupancy.cuOccupancyMaxPotentialClusterSize;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuParamSetSize: typeof Param_Pointer.cuParamSetSize;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuParamSetTexRef: typeof Param_Pointer.cuParamSetTexRef;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuParamSetf: typeof Param_Pointer.cuParamSetf;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuParamSeti: typeof Param_Pointer.cuParamSeti;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuParamSetv: typeof Param_Pointer.cuParamSetv;
-/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuPointerGetAttribute: typeof Param_Pointer.cuPointerGetAttribute;
-/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuPointerGetAttributes: typeof Param_Pointer.cuPointerGetAttributes;
-/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuPointerSetAttribute: typeof Param_Pointer.cuPointerSetAttribute;
-/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuProfilerInitialize: typeof Profiler_Stream.cuProfilerInitialize;
-/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuProfilerStart: typeof Profiler_Stream.cuProfilerStart;
-/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuProfilerStop: typeof Profiler_Stream.cuProfilerStop;
-/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSignalExternalSemaphoresAsync: typeof Profiler_Stream.cuSignalExternalSemaphoresAsync;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamAddCallback: typeof Profiler_Stream.cuStreamAddCallback;
-/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamAttachMemAsync: typeof Profiler_Stream.cuStreamAttachMemAsync;
-/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamBatchMemOp: typeof Profiler_Stream.cuStreamBatchMemOp;
-/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamBeginCapture: typeof Profiler_Stream.cuStreamBeginCapture;
-/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamBeginCaptureToGraph: typeof Profiler_Stream.cuStreamBeginCaptureToGraph;
-/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamCopyAttributes: typeof Profiler_Stream.cuStreamCopyAttributes;
-/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamCreate: typeof Profiler_Stream.cuStreamCreate;
-/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamCreateWithPriority: typeof Profiler_Stream.cuStreamCreateWithPriority;
-/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamDestroy: typeof Profiler_Stream.cuStreamDestroy;
-/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamEndCapture: typeof Profiler_Stream.cuStreamEndCapture;
-/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 13.0 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetAttribute: typeof Profiler_Stream.cuStreamGetAttribute;
-/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 13.0 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`, `edgeData_out`, `numDependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetCaptureInfo: typeof Profiler_Stream.cuStreamGetCaptureInfo;
-/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetCtx: typeof Profiler_Stream.cuStreamGetCtx;
-/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 13.0 Returns `pCtx`, `pGreenCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetCtx_v2: typeof Profiler_Stream.cuStreamGetCtx_v2;
-/** `CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)` · cuda.h · CUDA 13.0 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetDevice: typeof Profiler_Stream.cuStreamGetDevice;
-/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetFlags: typeof Profiler_Stream.cuStreamGetFlags;
-/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 13.0 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetGreenCtx: typeof Profiler_Stream.cuStreamGetGreenCtx;
-/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 13.0 Returns `streamId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetId: typeof Profiler_Stream.cuStreamGetId;
-/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 13.0 Returns `priority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamGetPriority: typeof Profiler_Stream.cuStreamGetPriority;
-/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 13.0 Returns `captureStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamIsCapturing: typeof Profiler_Stream.cuStreamIsCapturing;
-/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamQuery: typeof Profiler_Stream.cuStreamQuery;
-/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamSetAttribute: typeof Profiler_Stream.cuStreamSetAttribute;
-/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamSynchronize: typeof Profiler_Stream.cuStreamSynchronize;
-/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamUpdateCaptureDependencies: typeof Profiler_Stream.cuStreamUpdateCaptureDependencies;
-/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamWaitEvent: typeof Profiler_Stream.cuStreamWaitEvent;
-/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamWaitValue32: typeof Profiler_Stream.cuStreamWaitValue32;
-/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamWaitValue64: typeof Profiler_Stream.cuStreamWaitValue64;
-/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamWriteValue32: typeof Profiler_Stream.cuStreamWriteValue32;
-/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuStreamWriteValue64: typeof Profiler_Stream.cuStreamWriteValue64;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 13.0 Returns `pSurfObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSurfObjectCreate: typeof Surf_Tensor.cuSurfObjectCreate;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSurfObjectDestroy: typeof Surf_Tensor.cuSurfObjectDestroy;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSurfObjectGetResourceDesc: typeof Surf_Tensor.cuSurfObjectGetResourceDesc;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 13.0 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSurfRefGetArray: typeof Surf_Tensor.cuSurfRefGetArray;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuSurfRefSetArray: typeof Surf_Tensor.cuSurfRefSetArray;
-/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTensorMapEncodeIm2col: typeof Surf_Tensor.cuTensorMapEncodeIm2col;
-/** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTensorMapEncodeIm2colWide: typeof Surf_Tensor.cuTensorMapEncodeIm2colWide;
-/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTensorMapEncodeTiled: typeof Surf_Tensor.cuTensorMapEncodeTiled;
-/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 13.0 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTensorMapReplaceAddress: typeof Surf_Tensor.cuTensorMapReplaceAddress;
-/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 13.0 Returns `pTexObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexObjectCreate: typeof Tex.cuTexObjectCreate;
-/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexObjectDestroy: typeof Tex.cuTexObjectDestroy;
-/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexObjectGetResourceDesc: typeof Tex.cuTexObjectGetResourceDesc;
-/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Returns `pResViewDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexObjectGetResourceViewDesc: typeof Tex.cuTexObjectGetResourceViewDesc;
-/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Returns `pTexDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexObjectGetTextureDesc: typeof Tex.cuTexObjectGetTextureDesc;
-/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 13.0 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefCreate: typeof Tex.cuTexRefCreate;
-/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefDestroy: typeof Tex.cuTexRefDestroy;
-/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetAddress: typeof Tex.cuTexRefGetAddress;
-/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 13.0 Returns `pam`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetAddressMode: typeof Tex.cuTexRefGetAddressMode;
-/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetArray: typeof Tex.cuTexRefGetArray;
-/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pBorderColor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetBorderColor: typeof Tex.cuTexRefGetBorderColor;
-/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetFilterMode: typeof Tex.cuTexRefGetFilterMode;
-/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetFlags: typeof Tex.cuTexRefGetFlags;
-/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pFormat`, `pNumChannels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetFormat: typeof Tex.cuTexRefGetFormat;
-/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pmaxAniso`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetMaxAnisotropy: typeof Tex.cuTexRefGetMaxAnisotropy;
-/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetMipmapFilterMode: typeof Tex.cuTexRefGetMipmapFilterMode;
-/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pbias`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetMipmapLevelBias: typeof Tex.cuTexRefGetMipmapLevelBias;
-/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `pminMipmapLevelClamp`, `pmaxMipmapLevelClamp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetMipmapLevelClamp: typeof Tex.cuTexRefGetMipmapLevelClamp;
-/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Returns `phMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefGetMipmappedArray: typeof Tex.cuTexRefGetMipmappedArray;
-/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 13.0 Returns `ByteOffset`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetAddress: typeof Tex.cuTexRefSetAddress;
-/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetAddress2D: typeof Tex.cuTexRefSetAddress2D;
-/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetAddressMode: typeof Tex.cuTexRefSetAddressMode;
-/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetArray: typeof Tex.cuTexRefSetArray;
-/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetBorderColor: typeof Tex.cuTexRefSetBorderColor;
-/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetFilterMode: typeof Tex.cuTexRefSetFilterMode;
-/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetFlags: typeof Tex.cuTexRefSetFlags;
-/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetFormat: typeof Tex.cuTexRefSetFormat;
-/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetMaxAnisotropy: typeof Tex.cuTexRefSetMaxAnisotropy;
-/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetMipmapFilterMode: typeof Tex.cuTexRefSetMipmapFilterMode;
-/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetMipmapLevelBias: typeof Tex.cuTexRefSetMipmapLevelBias;
-/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetMipmapLevelClamp: typeof Tex.cuTexRefSetMipmapLevelClamp;
-/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuTexRefSetMipmappedArray: typeof Tex.cuTexRefSetMipmappedArray;
-/** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 13.0 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuThreadExchangeStreamCaptureMode: typeof Thread_Wait.cuThreadExchangeStreamCaptureMode;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `object_out`. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuUserObjectCreate: typeof Thread_Wait.cuUserObjectCreate;
-/** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuUserObjectRelease: typeof Thread_Wait.cuUserObjectRelease;
-/** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuUserObjectRetain: typeof Thread_Wait.cuUserObjectRetain;
-/** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @function */
 export declare const cuWaitExternalSemaphoresAsync: typeof Thread_Wait.cuWaitExternalSemaphoresAsync;
-/** Alias of {@link cuGraphInstantiateWithFlags} (`#define cuGraphInstantiate cuGraphInstantiateWithFlags`). */
+/** Alias of {@link cuGraphInstantiateWithFlags} (`#define cuGraphInstantiate cuGraphInstantiateWithFlags`).
+ * @function */
 export declare const cuGraphInstantiate: typeof GraphInstantiate_GraphLaunch.cuGraphInstantiateWithFlags;

@@ -34,85 +34,126 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclAllGather: typeof All_Comm.ncclAllGather;
-/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclAllReduce: typeof All_Comm.ncclAllReduce;
-/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclAlltoAll: typeof All_Comm.ncclAlltoAll;
-/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclBcast: typeof All_Comm.ncclBcast;
-/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclBroadcast: typeof All_Comm.ncclBroadcast;
-/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommAbort: typeof All_Comm.ncclCommAbort;
-/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommCount: typeof All_Comm.ncclCommCount;
-/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommCuDevice: typeof All_Comm.ncclCommCuDevice;
-/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommDeregister: typeof All_Comm.ncclCommDeregister;
-/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommDestroy: typeof All_Comm.ncclCommDestroy;
-/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommFinalize: typeof All_Comm.ncclCommFinalize;
-/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommGetAsyncError: typeof All_Comm.ncclCommGetAsyncError;
-/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommInitAll: typeof All_Comm.ncclCommInitAll;
-/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommInitRank: typeof All_Comm.ncclCommInitRank;
-/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommInitRankConfig: typeof All_Comm.ncclCommInitRankConfig;
-/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommInitRankScalable: typeof All_Comm.ncclCommInitRankScalable;
-/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommRegister: typeof All_Comm.ncclCommRegister;
-/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
+/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
+ * @function */
 export declare const ncclCommRevoke: typeof All_Comm.ncclCommRevoke;
-/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommShrink: typeof All_Comm.ncclCommShrink;
-/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommSplit: typeof All_Comm.ncclCommSplit;
-/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommUserRank: typeof All_Comm.ncclCommUserRank;
-/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommWindowDeregister: typeof All_Comm.ncclCommWindowDeregister;
-/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclCommWindowRegister: typeof All_Comm.ncclCommWindowRegister;
-/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGather: typeof Gather_Group.ncclGather;
-/** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0 */
+/** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGetErrorString: typeof Gather_Group.ncclGetErrorString;
-/** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGetLastError: typeof Gather_Group.ncclGetLastError;
-/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGetUniqueId: typeof Gather_Group.ncclGetUniqueId;
-/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGetVersion: typeof Gather_Group.ncclGetVersion;
-/** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGroupEnd: typeof Gather_Group.ncclGroupEnd;
-/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGroupSimulateEnd: typeof Gather_Group.ncclGroupSimulateEnd;
-/** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclGroupStart: typeof Gather_Group.ncclGroupStart;
-/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclMemAlloc: typeof Mem_Reset.ncclMemAlloc;
-/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclMemFree: typeof Mem_Reset.ncclMemFree;
-/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclRecv: typeof Mem_Reset.ncclRecv;
-/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclRedOpCreatePreMulSum: typeof Mem_Reset.ncclRedOpCreatePreMulSum;
-/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclRedOpDestroy: typeof Mem_Reset.ncclRedOpDestroy;
-/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclReduce: typeof Mem_Reset.ncclReduce;
-/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclReduceScatter: typeof Mem_Reset.ncclReduceScatter;
-/** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0 */
+/** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclResetDebugInit: typeof Mem_Reset.ncclResetDebugInit;
-/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclScatter: typeof Scatter_Send.ncclScatter;
-/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
+ * @function */
 export declare const ncclSend: typeof Scatter_Send.ncclSend;

@@ -44,7 +44,7 @@ export declare enum ncclRedOp_t {
   ncclMin = 3,
   ncclAvg = 4,
   ncclNumOps = 5,
-  ncclMaxRedOp = 2147483647,
+  /** 0x7fffffff */ ncclMaxRedOp = 2147483647,
 }
 
 /** `enum ncclResult_t` · nccl.h · CUDA 13.0 */
@@ -89,33 +89,55 @@ lazyEnums(module.exports, ENUMS);
 
 /** `struct ncclConfig_v22800` · 80 bytes, align 8 · nccl.h */
 export interface ncclConfig_v22800 {
+  /** `size_t` at byte 0 */
   size: number;
+  /** `unsigned int` at byte 8 */
   magic: number;
+  /** `unsigned int` at byte 12 */
   version: number;
+  /** `int` at byte 16 */
   blocking: number;
+  /** `int` at byte 20 */
   cgaClusterSize: number;
+  /** `int` at byte 24 */
   minCTAs: number;
+  /** `int` at byte 28 */
   maxCTAs: number;
+  /** `const char *` at byte 32 */
   netName: number;
+  /** `int` at byte 40 */
   splitShare: number;
+  /** `int` at byte 44 */
   trafficClass: number;
+  /** `const char *` at byte 48 */
   commName: number;
+  /** `int` at byte 56 */
   collnetEnable: number;
+  /** `int` at byte 60 */
   CTAPolicy: number;
+  /** `int` at byte 64 */
   shrinkShare: number;
+  /** `int` at byte 68 */
   nvlsCTAs: number;
+  /** `int` at byte 72 */
   nChannelsPerNetPeer: number;
+  /** `int` at byte 76 */
   nvlinkCentricSched: number;
 }
 /** `struct ncclSimInfo_v22200` · 24 bytes, align 8 · nccl.h */
 export interface ncclSimInfo_v22200 {
+  /** `size_t` at byte 0 */
   size: number;
+  /** `unsigned int` at byte 8 */
   magic: number;
+  /** `unsigned int` at byte 12 */
   version: number;
+  /** `float` at byte 16 */
   estimatedTime: number;
 }
 /** `struct ncclUniqueId` · 128 bytes, align 1 · nccl.h */
 export interface ncclUniqueId {
+  /** `char [128]` at byte 0 */
   internal: number[];
 }
 

@@ -20,31 +20,45 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkAddData: typeof Jit.nvJitLinkAddData;
-/** `nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkAddFile: typeof Jit.nvJitLinkAddFile;
-/** `nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkComplete: typeof Jit.nvJitLinkComplete;
-/** `nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkCreate: typeof Jit.nvJitLinkCreate;
-/** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkDestroy: typeof Jit.nvJitLinkDestroy;
-/** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetErrorLog: typeof Jit.nvJitLinkGetErrorLog;
-/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetErrorLogSize: typeof Jit.nvJitLinkGetErrorLogSize;
-/** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetInfoLog: typeof Jit.nvJitLinkGetInfoLog;
-/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetInfoLogSize: typeof Jit.nvJitLinkGetInfoLogSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetLinkedCubin: typeof Jit.nvJitLinkGetLinkedCubin;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetLinkedCubinSize: typeof Jit.nvJitLinkGetLinkedCubinSize;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetLinkedPtx: typeof Jit.nvJitLinkGetLinkedPtx;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkGetLinkedPtxSize: typeof Jit.nvJitLinkGetLinkedPtxSize;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 */
+/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0
+ * @function */
 export declare const nvJitLinkVersion: typeof Jit.nvJitLinkVersion;

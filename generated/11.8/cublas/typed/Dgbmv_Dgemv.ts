@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDgbmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param kl in `int`.
+ * @param ku in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasDgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgbmv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgbmv', 'trans', 'i32', trans);
@@ -29,7 +43,20 @@ export function cublasDgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasDgbmv', status);
 }
 let cublasDgeam$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasDgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgeam', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgeam', 'transa', 'i32', transa);
@@ -48,7 +75,19 @@ export function cublasDgeam(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasDgeam', status);
 }
 let cublasDgelsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Carray in `double *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param devInfoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgelsBatched', 'trans', 'i32', trans);
@@ -66,7 +105,21 @@ export function cublasDgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasDgelsBatched', status);
 }
 let cublasDgemm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasDgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemm', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemm', 'transa', 'i32', transa);
@@ -86,7 +139,22 @@ export function cublasDgemm(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasDgemm', status);
 }
 let cublasDgemmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param Aarray in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Barray in `const double *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param Carray in `double *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param batchCount in `int`. */
 export function cublasDgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmBatched', 'transa', 'i32', transa);
@@ -107,7 +175,25 @@ export function cublasDgemmBatched(handle: T.cublasHandle_t | null, transa: T.cu
   if (status !== 0) throw fail('cublasDgemmBatched', status);
 }
 let cublasDgemmStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param strideB in `long long`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int`. */
 export function cublasDgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemmStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasDgemmStridedBatched', 'transa', 'i32', transa);
@@ -131,7 +217,19 @@ export function cublasDgemmStridedBatched(handle: T.cublasHandle_t | null, trans
   if (status !== 0) throw fail('cublasDgemmStridedBatched', status);
 }
 let cublasDgemv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemv', 'trans', 'i32', trans);
@@ -149,7 +247,20 @@ export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasDgemv', status);
 }
 let cublasDgemvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param Aarray in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param xarray in `const double *const *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param yarray in `double *const *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param batchCount in `int`. */
 export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvBatched', 'trans', 'i32', trans);
@@ -168,7 +279,23 @@ export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasDgemvBatched', status);
 }
 let cublasDgemvStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param stridex in `long long`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stridey in `long long`.
+ * @param batchCount in `int`. */
 export function cublasDgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvStridedBatched', 'trans', 'i32', trans);

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDtrmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
@@ -24,7 +33,19 @@ export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasDtrmv', status);
 }
 let cublasDtrsm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasDtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsm', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsm', 'side', 'i32', side);
@@ -42,7 +63,20 @@ export function cublasDtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if (status !== 0) throw fail('cublasDtrsm', status);
 }
 let cublasDtrsmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param batchCount in `int`. */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsmBatched', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsmBatched', 'side', 'i32', side);
@@ -61,7 +95,16 @@ export function cublasDtrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if (status !== 0) throw fail('cublasDtrsmBatched', status);
 }
 let cublasDtrsv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
@@ -76,7 +119,13 @@ export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasDtrsv', status);
 }
 let cublasDtrttp$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param AP in `double *`: address or host buffer, or null. */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
@@ -88,7 +137,12 @@ export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasDtrttp', status);
 }
 let cublasDzasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
@@ -99,7 +153,12 @@ export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasDzasum', status);
 }
 let cublasDznrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
@@ -110,7 +169,27 @@ export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasDznrm2', status);
 }
 let cublasGemmBatchedEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param Aarray in `const void *const *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param Barray in `const void *const *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param Carray in `void *const *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param batchCount in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: number, Barray: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
@@ -136,7 +215,26 @@ export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.c
   if (status !== 0) throw fail('cublasGemmBatchedEx', status);
 }
 let cublasGemmEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
@@ -161,7 +259,30 @@ export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOp
   if (status !== 0) throw fail('cublasGemmEx', status);
 }
 let cublasGemmStridedBatchedEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param strideB in `long long`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);

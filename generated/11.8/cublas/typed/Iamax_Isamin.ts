@@ -9,7 +9,13 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasIamaxEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIamaxEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIamaxEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIamaxEx', 'n', 'i32', n_);
@@ -21,7 +27,13 @@ export function cublasIamaxEx(handle: T.cublasHandle_t | null, n_: number, x: T.
   if (status !== 0) throw fail('cublasIamaxEx', status);
 }
 let cublasIaminEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIaminEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIaminEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIaminEx', 'n', 'i32', n_);
@@ -33,7 +45,12 @@ export function cublasIaminEx(handle: T.cublasHandle_t | null, n_: number, x: T.
   if (status !== 0) throw fail('cublasIaminEx', status);
 }
 let cublasIcamax$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
@@ -44,7 +61,12 @@ export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasIcamax', status);
 }
 let cublasIcamin$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
@@ -55,7 +77,12 @@ export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasIcamin', status);
 }
 let cublasIdamax$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIdamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamax', 'n', 'i32', n_);
@@ -66,7 +93,12 @@ export function cublasIdamax(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasIdamax', status);
 }
 let cublasIdamin$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIdamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamin', 'n', 'i32', n_);
@@ -77,7 +109,12 @@ export function cublasIdamin(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasIdamin', status);
 }
 let cublasIsamax$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIsamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamax', 'n', 'i32', n_);
@@ -88,7 +125,12 @@ export function cublasIsamax(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasIsamax', status);
 }
 let cublasIsamin$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `int *`: address or host buffer, or null. */
 export function cublasIsamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamin', 'n', 'i32', n_);

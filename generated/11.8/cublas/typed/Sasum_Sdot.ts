@@ -9,7 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
@@ -20,7 +25,14 @@ export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasSasum', status);
 }
 let cublasSaxpy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
@@ -33,7 +45,15 @@ export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: 
   if (status !== 0) throw fail('cublasSaxpy', status);
 }
 let cublasScalEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param alphaType in `cudaDataType`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param executionType in `cudaDataType`. */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
@@ -47,7 +67,12 @@ export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha:
   if (status !== 0) throw fail('cublasScalEx', status);
 }
 let cublasScasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
@@ -58,7 +83,12 @@ export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasScasum', status);
 }
 let cublasScnrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
@@ -69,7 +99,13 @@ export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasScnrm2', status);
 }
 let cublasScopy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
@@ -81,7 +117,17 @@ export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasScopy', status);
 }
 let cublasSdgmm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
@@ -97,7 +143,14 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (status !== 0) throw fail('cublasSdgmm', status);
 }
 let cublasSdot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);

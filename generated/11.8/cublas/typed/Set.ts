@@ -9,7 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasAtomicsMode_t`. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
@@ -17,14 +19,17 @@ export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
 }
 let cublasSetLoggerCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 11.8 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 11.8 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param userCallback in C callback `cublasLogCallback`; null allowed. */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
   callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   const status = (cublasSetLoggerCallback$c ??= binder.native('cublasSetLoggerCallback'))(userCallback);
   if (status !== 0) throw fail('cublasSetLoggerCallback', status);
 }
 let cublasSetMathMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasMath_t`. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
@@ -32,7 +37,14 @@ export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cubla
   if (status !== 0) throw fail('cublasSetMathMode', status);
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
@@ -45,7 +57,15 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
   if (status !== 0) throw fail('cublasSetMatrix', status);
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
@@ -59,7 +79,9 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
 }
 let cublasSetPointerMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasPointerMode_t`. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
@@ -67,7 +89,9 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetPointerMode', status);
 }
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param smCountTarget in `int`. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
@@ -75,7 +99,9 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
 }
 let cublasSetStream$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -83,7 +109,13 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
   if (status !== 0) throw fail('cublasSetStream', status);
 }
 let cublasSetVector$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
@@ -95,7 +127,14 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx
   if (status !== 0) throw fail('cublasSetVector', status);
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param hostPtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -108,7 +147,10 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Po
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
 }
 let cublasSetWorkspace$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`. */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);

@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSgbmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param kl in `int`.
+ * @param ku in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv', 'trans', 'i32', trans);
@@ -29,7 +43,20 @@ export function cublasSgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasSgbmv', status);
 }
 let cublasSgeam$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasSgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam', 'transa', 'i32', transa);
@@ -48,7 +75,19 @@ export function cublasSgeam(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasSgeam', status);
 }
 let cublasSgelsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Carray in `float *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param devInfoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
@@ -66,7 +105,21 @@ export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasSgelsBatched', status);
 }
 let cublasSgemm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasSgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm', 'transa', 'i32', transa);
@@ -86,7 +139,22 @@ export function cublasSgemm(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasSgemm', status);
 }
 let cublasSgemmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param Aarray in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Barray in `const float *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param Carray in `float *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param batchCount in `int`. */
 export function cublasSgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched', 'transa', 'i32', transa);
@@ -107,7 +175,24 @@ export function cublasSgemmBatched(handle: T.cublasHandle_t | null, transa: T.cu
   if (status !== 0) throw fail('cublasSgemmBatched', status);
 }
 let cublasSgemmEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`. */
 export function cublasSgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx', 'transa', 'i32', transa);
@@ -130,7 +215,25 @@ export function cublasSgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasO
   if (status !== 0) throw fail('cublasSgemmEx', status);
 }
 let cublasSgemmStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param strideB in `long long`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int`. */
 export function cublasSgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched', 'transa', 'i32', transa);
@@ -154,7 +257,19 @@ export function cublasSgemmStridedBatched(handle: T.cublasHandle_t | null, trans
   if (status !== 0) throw fail('cublasSgemmStridedBatched', status);
 }
 let cublasSgemv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv', 'trans', 'i32', trans);
@@ -172,7 +287,20 @@ export function cublasSgemv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasSgemv', status);
 }
 let cublasSgemvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param Aarray in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param xarray in `const float *const *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param yarray in `float *const *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param batchCount in `int`. */
 export function cublasSgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched', 'trans', 'i32', trans);
@@ -191,7 +319,23 @@ export function cublasSgemvBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasSgemvBatched', status);
 }
 let cublasSgemvStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param stridex in `long long`.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stridey in `long long`.
+ * @param batchCount in `int`. */
 export function cublasSgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched', 'trans', 'i32', trans);

@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSgeqrfBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param Aarray in `float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TauArray in `float *const *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeqrfBatched', 'm', 'i32', m);
@@ -23,7 +31,17 @@ export function cublasSgeqrfBatched(handle: T.cublasHandle_t | null, m: number, 
   if (status !== 0) throw fail('cublasSgeqrfBatched', status);
 }
 let cublasSger$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasSger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSger', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSger', 'm', 'i32', m);
@@ -39,7 +57,14 @@ export function cublasSger(handle: T.cublasHandle_t | null, m: number, n_: numbe
   if (status !== 0) throw fail('cublasSger', status);
 }
 let cublasSgetrfBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrfBatched', 'n', 'i32', n_);
@@ -52,7 +77,16 @@ export function cublasSgetrfBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasSgetrfBatched', status);
 }
 let cublasSgetriBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `const int *`: address or host buffer, or null.
+ * @param C in `float *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetriBatched', 'n', 'i32', n_);
@@ -67,7 +101,18 @@ export function cublasSgetriBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasSgetriBatched', status);
 }
 let cublasSgetrsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param devIpiv in `const int *`: address or host buffer, or null.
+ * @param Barray in `float *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgetrsBatched', 'trans', 'i32', trans);
@@ -84,7 +129,15 @@ export function cublasSgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
   if (status !== 0) throw fail('cublasSgetrsBatched', status);
 }
 let cublasSmatinvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Ainv in `float *const *`: address or host buffer, or null.
+ * @param lda_inv in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasSmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSmatinvBatched', 'n', 'i32', n_);
@@ -98,7 +151,12 @@ export function cublasSmatinvBatched(handle: T.cublasHandle_t | null, n_: number
   if (status !== 0) throw fail('cublasSmatinvBatched', status);
 }
 let cublasSnrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSnrm2', 'n', 'i32', n_);
@@ -109,7 +167,15 @@ export function cublasSnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasSnrm2', status);
 }
 let cublasSrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const float *`: address or host buffer, or null.
+ * @param s_ in `const float *`: address or host buffer, or null. */
 export function cublasSrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrot', 'n', 'i32', n_);

@@ -9,7 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasZherk$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherk', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherk', 'uplo', 'i32', uplo);
@@ -26,7 +37,20 @@ export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasZherk', status);
 }
 let cublasZherkx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherkx', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZherkx', 'uplo', 'i32', uplo);
@@ -45,7 +69,17 @@ export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasZherkx', status);
 }
 let cublasZhpmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param AP in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpmv', 'uplo', 'i32', uplo);
@@ -61,7 +95,14 @@ export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasZhpmv', status);
 }
 let cublasZhpr$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param AP in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr', 'uplo', 'i32', uplo);
@@ -74,7 +115,16 @@ export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMo
   if (status !== 0) throw fail('cublasZhpr', status);
 }
 let cublasZhpr2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param AP in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr2', 'uplo', 'i32', uplo);
@@ -89,7 +139,15 @@ export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasZhpr2', status);
 }
 let cublasZmatinvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuDoubleComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Ainv in `cuDoubleComplex *const *`: address or host buffer, or null.
+ * @param lda_inv in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZmatinvBatched', 'n', 'i32', n_);
@@ -103,7 +161,15 @@ export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number
   if (status !== 0) throw fail('cublasZmatinvBatched', status);
 }
 let cublasZrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZrot', 'n', 'i32', n_);
@@ -117,7 +183,12 @@ export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasZrot', status);
 }
 let cublasZrotg$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param a in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param b in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param c in `double *`: address or host buffer, or null.
+ * @param s_ in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasZrotg', 'a', a, true);

@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasZtrsm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsm', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsm', 'side', 'i32', side);
@@ -27,7 +39,20 @@ export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if (status !== 0) throw fail('cublasZtrsm', status);
 }
 let cublasZtrsmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuDoubleComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param batchCount in `int`. */
 export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsmBatched', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZtrsmBatched', 'side', 'i32', side);
@@ -46,7 +71,16 @@ export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if (status !== 0) throw fail('cublasZtrsmBatched', status);
 }
 let cublasZtrsv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsv', 'uplo', 'i32', uplo);
@@ -61,7 +95,13 @@ export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasZtrsv', status);
 }
 let cublasZtrttp$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param AP in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);

@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtCreate$: Scratch | undefined;
 let cublasLtCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 11.8 Returns `lightHandle`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -19,21 +20,25 @@ export function cublasLtCreate(): T.cublasLtHandle_t {
   return s.address(0) as T.cublasLtHandle_t;
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`. */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
-/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 11.8 */
+/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 11.8
+ * @returns `size_t` */
 export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
 }
 let cublasLtGetProperty$: Scratch | undefined;
 let cublasLtGetProperty$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 11.8 Returns `value`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
@@ -43,28 +48,34 @@ export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   return s.i32[0];
 }
 let cublasLtGetStatusName$c: NativeFunction | undefined;
-/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 11.8 */
+/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 11.8
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
   return result;
 }
 let cublasLtGetStatusString$c: NativeFunction | undefined;
-/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 11.8 */
+/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 11.8
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
   return result;
 }
 let cublasLtGetVersion$c: NativeFunction | undefined;
-/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 11.8 */
+/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 11.8
+ * @returns `size_t` */
 export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
 }
 let cublasLtHeuristicsCacheGetCapacity$: Scratch | undefined;
 let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 11.8 Returns `capacity`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -73,7 +84,8 @@ export function cublasLtHeuristicsCacheGetCapacity(): number {
   return s.size(0);
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param capacity in `size_t`. */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || capacity % 1 !== 0) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
@@ -86,42 +98,63 @@ export function cublasLtLoggerForceDisable(): void {
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
 }
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param logFile in string (`const char *`). */
 export function cublasLtLoggerOpenFile(logFile: string): void {
   if (typeof logFile !== 'string') throw argError('cublasLtLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cublasLtLoggerOpenFile', status);
 }
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 11.8 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 11.8 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `cublasLtLoggerCallback_t`; null allowed. */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cublasLtLoggerSetCallback', status);
 }
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param file in `FILE *`: address or host buffer, or null. */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
   pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
   if (status !== 0) throw fail('cublasLtLoggerSetFile', status);
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`. */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cublasLtLoggerSetLevel', status);
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `int`. */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);
   if (status !== 0) throw fail('cublasLtLoggerSetMask', status);
 }
 let cublasLtMatmul$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `const void *`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param D in `void *`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer, or null.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`.
+ * @param stream in `cudaStream_t`. */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmul', 'computeDesc', computeDesc, true);
@@ -144,11 +177,18 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -157,7 +197,15 @@ export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cubla
   return s.size(0);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 11.8 Returns `result`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer, or null.
+ * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`. */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true);
@@ -173,11 +221,18 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -186,10 +241,16 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
@@ -197,7 +258,17 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
 let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 11.8 Returns `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param preference in `cublasLtMatmulPreference_t`: address or host buffer, or null.
+ * @param requestedAlgoCount in `int`.
+ * @param heuristicResultsArray in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned.
+ * @returns `{ heuristicResultsArray, returnAlgoCount }`: `heuristicResultsArray`: in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned; `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -217,7 +288,17 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
 }
 let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
 let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 11.8 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`.
+ * @param Dtype in `cudaDataType_t`.
+ * @param requestedAlgoCount in `int`.
+ * @param algoIdsArray in `int *`: address or host buffer, or null.
+ * @returns the value of `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -235,7 +316,16 @@ export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null,
   return s.i32[0];
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`.
+ * @param Dtype in `cudaDataType_t`.
+ * @param algoId in `int`.
+ * @param algo in `cublasLtMatmulAlgo_t *`: address or host buffer, or null. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
@@ -251,7 +341,10 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
 }
 let cublasLtMatmulDescCreate$: Scratch | undefined;
 let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 11.8 Returns `matmulDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -262,7 +355,8 @@ export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, sca
   return s.address(0) as T.cublasLtMatmulDesc_t;
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null. */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
   pointerArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true);
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
@@ -270,11 +364,18 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
 }
 let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
 let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulDescAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -283,7 +384,11 @@ export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`. */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   pointerArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
@@ -293,10 +398,16 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.I
   if (status !== 0) throw fail('cublasLtMatmulDescInit_internal', status);
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulDescAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -304,7 +415,8 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
 let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 11.8 Returns `pref`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -313,7 +425,8 @@ export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   return s.address(0) as T.cublasLtMatmulPreference_t;
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer, or null. */
 export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
   pointerArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true);
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
@@ -321,11 +434,18 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
 }
 let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
 let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -334,7 +454,9 @@ export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer, or null.
+ * @param size in `size_t`. */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): void {
   pointerArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
@@ -342,10 +464,16 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.I
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
@@ -353,7 +481,12 @@ export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cu
 }
 let cublasLtMatrixLayoutCreate$: Scratch | undefined;
 let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 11.8 Returns `matLayout`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `cudaDataType`.
+ * @param rows in `uint64_t`.
+ * @param cols in `uint64_t`.
+ * @param ld in `int64_t`.
+ * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -366,7 +499,8 @@ export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, 
   return s.address(0) as T.cublasLtMatrixLayout_t;
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer, or null. */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
   pointerArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true);
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
@@ -374,11 +508,18 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
 }
 let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
 let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -387,7 +528,13 @@ export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.c
   return s.size(0);
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param type in `cudaDataType`.
+ * @param rows in `uint64_t`.
+ * @param cols in `uint64_t`.
+ * @param ld in `int64_t`. */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   pointerArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
@@ -399,17 +546,34 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutSetAttribute', status);
 }
 let cublasLtMatrixTransform$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param stream in `cudaStream_t`. */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true);
@@ -427,7 +591,9 @@ export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, 
 }
 let cublasLtMatrixTransformDescCreate$: Scratch | undefined;
 let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 11.8 Returns `transformDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param scaleType in `cudaDataType`.
+ * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -437,7 +603,8 @@ export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.
   return s.address(0) as T.cublasLtMatrixTransformDesc_t;
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null. */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): void {
   pointerArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true);
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
@@ -445,11 +612,18 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): vo
 }
 let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
 let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -458,7 +632,10 @@ export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer
   return s.size(0);
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param scaleType in `cudaDataType`. */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): void {
   pointerArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
@@ -467,10 +644,16 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointe
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 11.8 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

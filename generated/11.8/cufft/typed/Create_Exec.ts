@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftCreate$: Scratch | undefined;
 let cufftCreate$c: NativeFunction | undefined;
-/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 11.8 Returns `handle`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cufftHandle *`. */
 export function cufftCreate(): number {
   const s = (cufftCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -19,7 +20,8 @@ export function cufftCreate(): number {
   return s.i32[0];
 }
 let cufftDestroy$c: NativeFunction | undefined;
-/** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`. */
 export function cufftDestroy(plan: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftDestroy', 'plan', 'i32', plan);
   const status = (cufftDestroy$c ??= binder.native('cufftDestroy'))(plan);
@@ -27,7 +29,11 @@ export function cufftDestroy(plan: number): void {
 }
 let cufftEstimate1d$: Scratch | undefined;
 let cufftEstimate1d$c: NativeFunction | undefined;
-/** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftEstimate1d$ ??= new Scratch(1));
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
@@ -40,7 +46,11 @@ export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): n
 }
 let cufftEstimate2d$: Scratch | undefined;
 let cufftEstimate2d$c: NativeFunction | undefined;
-/** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftEstimate2d$ ??= new Scratch(1));
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
@@ -53,7 +63,12 @@ export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): numb
 }
 let cufftEstimate3d$: Scratch | undefined;
 let cufftEstimate3d$c: NativeFunction | undefined;
-/** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param nz in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftEstimate3d$ ??= new Scratch(1));
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
@@ -67,7 +82,18 @@ export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cuff
 }
 let cufftEstimateMany$: Scratch | undefined;
 let cufftEstimateMany$c: NativeFunction | undefined;
-/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rank in `int`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param inembed in `int *`: address or host buffer, or null.
+ * @param istride in `int`.
+ * @param idist in `int`.
+ * @param onembed in `int *`: address or host buffer, or null.
+ * @param ostride in `int`.
+ * @param odist in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftEstimateMany$ ??= new Scratch(1));
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
@@ -86,7 +112,11 @@ export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointe
   return s.size(0);
 }
 let cufftExecC2C$c: NativeFunction | undefined;
-/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftComplex *`: address or host buffer, or null.
+ * @param odata in `cufftComplex *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2C', 'plan', 'i32', plan);
   pointerArg('cufftExecC2C', 'idata', idata, true);
@@ -96,7 +126,10 @@ export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, d
   if (status !== 0) throw fail('cufftExecC2C', status);
 }
 let cufftExecC2R$c: NativeFunction | undefined;
-/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftComplex *`: address or host buffer, or null.
+ * @param odata in `cufftReal *`: address or host buffer, or null. */
 export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2R', 'plan', 'i32', plan);
   pointerArg('cufftExecC2R', 'idata', idata, true);
@@ -105,7 +138,10 @@ export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): 
   if (status !== 0) throw fail('cufftExecC2R', status);
 }
 let cufftExecD2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftDoubleReal *`: address or host buffer, or null.
+ * @param odata in `cufftDoubleComplex *`: address or host buffer, or null. */
 export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecD2Z', 'plan', 'i32', plan);
   pointerArg('cufftExecD2Z', 'idata', idata, true);
@@ -114,7 +150,10 @@ export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): 
   if (status !== 0) throw fail('cufftExecD2Z', status);
 }
 let cufftExecR2C$c: NativeFunction | undefined;
-/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftReal *`: address or host buffer, or null.
+ * @param odata in `cufftComplex *`: address or host buffer, or null. */
 export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecR2C', 'plan', 'i32', plan);
   pointerArg('cufftExecR2C', 'idata', idata, true);
@@ -123,7 +162,10 @@ export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): 
   if (status !== 0) throw fail('cufftExecR2C', status);
 }
 let cufftExecZ2D$c: NativeFunction | undefined;
-/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftDoubleComplex *`: address or host buffer, or null.
+ * @param odata in `cufftDoubleReal *`: address or host buffer, or null. */
 export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2D', 'plan', 'i32', plan);
   pointerArg('cufftExecZ2D', 'idata', idata, true);
@@ -132,7 +174,11 @@ export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): 
   if (status !== 0) throw fail('cufftExecZ2D', status);
 }
 let cufftExecZ2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param idata in `cufftDoubleComplex *`: address or host buffer, or null.
+ * @param odata in `cufftDoubleComplex *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftExecZ2Z(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2Z', 'plan', 'i32', plan);
   pointerArg('cufftExecZ2Z', 'idata', idata, true);

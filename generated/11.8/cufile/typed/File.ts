@@ -9,14 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuFileBatchIOCancel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null. */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIOCancel', 'batch_idp', batch_idp, true);
   const status = ((cuFileBatchIOCancel$c ??= binder.native('cuFileBatchIOCancel'))(batch_idp) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOCancel', status);
 }
 let cuFileBatchIODestroy$c: NativeFunction | undefined;
-/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8 */
+/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @returns `void` */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIODestroy', 'batch_idp', batch_idp, true);
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -24,7 +27,10 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 }
 let cuFileBatchIOGetStatus$: Scratch | undefined;
 let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8 Returns `nr`, `iocbp`, `timeout`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @param min_nr in `unsigned int`.
+ * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
@@ -38,7 +44,9 @@ export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { 
 }
 let cuFileBatchIOSetUp$: Scratch | undefined;
 let cuFileBatchIOSetUp$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8 Returns `batch_idp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nr in `unsigned int`.
+ * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -48,7 +56,10 @@ export function cuFileBatchIOSetUp(nr: number): number {
   return s.address(0);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
+ * @param flags in `unsigned int`. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
@@ -58,14 +69,18 @@ export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUf
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
 }
 let cuFileBufDeregister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufDeregister(const void *devPtr_base)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufDeregister(const void *devPtr_base)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr_base in `const void *`: address or host buffer, or null. */
 export function cuFileBufDeregister(devPtr_base: T.Pointer): void {
   pointerArg('cuFileBufDeregister', 'devPtr_base', devPtr_base, true);
   const status = ((cuFileBufDeregister$c ??= binder.native('cuFileBufDeregister'))(devPtr_base) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufDeregister', status);
 }
 let cuFileBufRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufRegister(const void *devPtr_base, size_t length, int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufRegister(const void *devPtr_base, size_t length, int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr_base in `const void *`: address or host buffer, or null.
+ * @param length in `size_t`.
+ * @param flags in `int`. */
 export function cuFileBufRegister(devPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'devPtr_base', devPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
@@ -80,7 +95,8 @@ export function cuFileDriverClose(): void {
   if (status !== 0) throw fail('cuFileDriverClose', status);
 }
 let cuFileDriverGetProperties$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param props in `CUfileDrvProps_t *`: address or host buffer, or null. */
 export function cuFileDriverGetProperties(props: T.Pointer): void {
   pointerArg('cuFileDriverGetProperties', 'props', props, true);
   const status = ((cuFileDriverGetProperties$c ??= binder.native('cuFileDriverGetProperties'))(props) as { err: number }).err;
@@ -93,28 +109,33 @@ export function cuFileDriverOpen(): void {
   if (status !== 0) throw fail('cuFileDriverOpen', status);
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_cache_size in `size_t`. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || max_cache_size % 1 !== 0) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxCacheSize', status);
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_direct_io_size in `size_t`. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || max_direct_io_size % 1 !== 0) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxDirectIOSize', status);
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_pinned_size in `size_t`. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || max_pinned_size % 1 !== 0) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxPinnedMemSize', status);
 }
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poll in `_Bool`.
+ * @param poll_threshold_size in `size_t`. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
   if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || poll_threshold_size % 1 !== 0) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
@@ -122,7 +143,9 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
 let cuFileHandleDeregister$c: NativeFunction | undefined;
-/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 11.8 */
+/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 11.8
+ * @param fh in `CUfileHandle_t`: address or host buffer, or null.
+ * @returns `void` */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   pointerArg('cuFileHandleDeregister', 'fh', fh, true);
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -130,7 +153,9 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
 }
 let cuFileHandleRegister$: Scratch | undefined;
 let cuFileHandleRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8 Returns `fh`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
+ * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   const s = (cuFileHandleRegister$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -140,9 +165,16 @@ export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): numbe
   return s.address(0);
 }
 let cuFileRead$c: NativeFunction | undefined;
-/** `ssize_t cuFileRead(CUfileHandle_t fh, void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8 */
+/** `ssize_t cuFileRead(CUfileHandle_t fh, void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8
+ * @param fh in `CUfileHandle_t`: address or host buffer.
+ * @param devPtr_base in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param file_offset in `off_t`.
+ * @param devPtr_offset in `off_t`.
+ * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
   pointerArg('cuFileRead', 'devPtr_base', devPtr_base, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
   if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileRead', 'file_offset', file_offset, true);
@@ -151,15 +183,23 @@ export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64,
   return result;
 }
 let cuFileUseCount$c: NativeFunction | undefined;
-/** `long cuFileUseCount(void)` · cufile.h · CUDA 11.8 */
+/** `long cuFileUseCount(void)` · cufile.h · CUDA 11.8
+ * @returns `long` */
 export function cuFileUseCount(): number | bigint {
   const result = (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
   return result;
 }
 let cuFileWrite$c: NativeFunction | undefined;
-/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8 */
+/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8
+ * @param fh in `CUfileHandle_t`: address or host buffer.
+ * @param devPtr_base in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param file_offset in `off_t`.
+ * @param devPtr_offset in `off_t`.
+ * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
   pointerArg('cuFileWrite', 'devPtr_base', devPtr_base, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
   if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileWrite', 'file_offset', file_offset, true);

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param mode in `CUpti_EventCollectionMode`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
@@ -17,7 +20,9 @@ export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T
   if (status !== 0) throw fail('cuptiSetEventCollectionMode', status);
 }
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `CUpti_ActivityThreadIdType`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
   const status = (cuptiSetThreadIdType$c ??= binder.native('cuptiSetThreadIdType'))(type);
@@ -25,7 +30,11 @@ export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
 }
 let cuptiSubscribe$: Scratch | undefined;
 let cuptiSubscribe$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 11.8 Returns `subscriber`. Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 11.8 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `CUpti_CallbackFunc`; null allowed.
+ * @param userdata in `void *`: address or host buffer, or null.
+ * @returns the value of `subscriber`: out `CUpti_SubscriberHandle *`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
   const s = (cuptiSubscribe$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -37,7 +46,9 @@ export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpt
 }
 let cuptiSupportedDomains$: Scratch | undefined;
 let cuptiSupportedDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 11.8 Returns `domainTable`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `domainTable`: out array of address: its length asked first through `domainCount` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSupportedDomains(): number[] {
   const s = (cuptiSupportedDomains$ ??= new Scratch(1));
   s.u64[0] = BigInt(0);
@@ -54,7 +65,9 @@ export function cuptiSupportedDomains(): number[] {
   return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
 }
 let cuptiUnsubscribe$c: NativeFunction | undefined;
-/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param subscriber in `CUpti_SubscriberHandle`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiUnsubscribe$c ??= binder.native('cuptiUnsubscribe'))(subscriber);

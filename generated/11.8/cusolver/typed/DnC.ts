@@ -10,7 +10,21 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnCCgels$: Scratch | undefined;
 let cusolverDnCCgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCCgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels', 'handle', handle, true) as typeof handle;
@@ -33,7 +47,19 @@ export function cusolverDnCCgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCCgels_bufferSize$: Scratch | undefined;
 let cusolverDnCCgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCCgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -54,7 +80,21 @@ export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCCgesv$: Scratch | undefined;
 let cusolverDnCCgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCCgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv', 'handle', handle, true) as typeof handle;
@@ -77,7 +117,19 @@ export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnCCgesv_bufferSize$: Scratch | undefined;
 let cusolverDnCCgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCCgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -98,7 +150,21 @@ export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCEgels$: Scratch | undefined;
 let cusolverDnCEgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCEgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels', 'handle', handle, true) as typeof handle;
@@ -121,7 +187,19 @@ export function cusolverDnCEgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCEgels_bufferSize$: Scratch | undefined;
 let cusolverDnCEgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCEgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -142,7 +220,21 @@ export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCEgesv$: Scratch | undefined;
 let cusolverDnCEgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCEgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv', 'handle', handle, true) as typeof handle;
@@ -165,7 +257,19 @@ export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnCEgesv_bufferSize$: Scratch | undefined;
 let cusolverDnCEgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCEgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -186,7 +290,21 @@ export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCKgels$: Scratch | undefined;
 let cusolverDnCKgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCKgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels', 'handle', handle, true) as typeof handle;
@@ -209,7 +327,19 @@ export function cusolverDnCKgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCKgels_bufferSize$: Scratch | undefined;
 let cusolverDnCKgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCKgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -230,7 +360,21 @@ export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCKgesv$: Scratch | undefined;
 let cusolverDnCKgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCKgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv', 'handle', handle, true) as typeof handle;
@@ -253,7 +397,19 @@ export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnCKgesv_bufferSize$: Scratch | undefined;
 let cusolverDnCKgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCKgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -274,7 +430,21 @@ export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCYgels$: Scratch | undefined;
 let cusolverDnCYgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCYgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels', 'handle', handle, true) as typeof handle;
@@ -297,7 +467,19 @@ export function cusolverDnCYgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCYgels_bufferSize$: Scratch | undefined;
 let cusolverDnCYgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCYgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -318,7 +500,21 @@ export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCYgesv$: Scratch | undefined;
 let cusolverDnCYgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnCYgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv', 'handle', handle, true) as typeof handle;
@@ -341,7 +537,19 @@ export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnCYgesv_bufferSize$: Scratch | undefined;
 let cusolverDnCYgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCYgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv_bufferSize', 'handle', handle, true) as typeof handle;

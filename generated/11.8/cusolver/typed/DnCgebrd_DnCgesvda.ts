@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnCgebrd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param D in `float *`: address or host buffer, or null.
+ * @param E in `float *`: address or host buffer, or null.
+ * @param TAUQ in `cuComplex *`: address or host buffer, or null.
+ * @param TAUP in `cuComplex *`: address or host buffer, or null.
+ * @param Work in `cuComplex *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd', 'm', 'i32', m);
@@ -28,7 +40,11 @@ export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCgebrd_bufferSize$: Scratch | undefined;
 let cusolverDnCgebrd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnCgebrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,16 @@ export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TAU in `cuComplex *`: address or host buffer, or null.
+ * @param Workspace in `cuComplex *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf', 'm', 'i32', m);
@@ -56,7 +81,13 @@ export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnCgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnCgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCgeqrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -70,7 +101,23 @@ export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCgesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `float *`: address or host buffer, or null.
+ * @param U in `cuComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param VT in `cuComplex *`: address or host buffer, or null.
+ * @param ldvt in `int`.
+ * @param work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param rwork in `float *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnCgesvd', 'jobu', 'i8', jobu);
@@ -93,7 +140,11 @@ export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnCgesvd_bufferSize$: Scratch | undefined;
 let cusolverDnCgesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnCgesvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -105,7 +156,28 @@ export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `float *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `cuComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `cuComplex *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param d_work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param h_R_nrmF in `double *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -133,7 +205,25 @@ export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnCgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnCgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `const float *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `const cuComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `const cuComplex *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,35 +9,51 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnDestroy$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`. */
 export function cusolverDnDestroy(handle: T.cusolverDnHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverDnDestroy$c ??= binder.native('cusolverDnDestroy'))(handle);
   if (status !== 0) throw fail('cusolverDnDestroy', status);
 }
 let cusolverDnDestroyGesvdjInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `gesvdjInfo_t`. */
 export function cusolverDnDestroyGesvdjInfo(info: T.gesvdjInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnDestroyGesvdjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroyGesvdjInfo$c ??= binder.native('cusolverDnDestroyGesvdjInfo'))(info);
   if (status !== 0) throw fail('cusolverDnDestroyGesvdjInfo', status);
 }
 let cusolverDnDestroyParams$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnParams_t`. */
 export function cusolverDnDestroyParams(params: T.cusolverDnParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDestroyParams', 'params', params, true) as typeof params;
   const status = (cusolverDnDestroyParams$c ??= binder.native('cusolverDnDestroyParams'))(params);
   if (status !== 0) throw fail('cusolverDnDestroyParams', status);
 }
 let cusolverDnDestroySyevjInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `syevjInfo_t`. */
 export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnDestroySyevjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroySyevjInfo$c ??= binder.native('cusolverDnDestroySyevjInfo'))(info);
   if (status !== 0) throw fail('cusolverDnDestroySyevjInfo', status);
 }
 let cusolverDnDgebrd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param D in `double *`: address or host buffer, or null.
+ * @param E in `double *`: address or host buffer, or null.
+ * @param TAUQ in `double *`: address or host buffer, or null.
+ * @param TAUP in `double *`: address or host buffer, or null.
+ * @param Work in `double *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd', 'm', 'i32', m);
@@ -56,7 +72,11 @@ export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDgebrd_bufferSize$: Scratch | undefined;
 let cusolverDnDgebrd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnDgebrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -68,7 +88,16 @@ export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TAU in `double *`: address or host buffer, or null.
+ * @param Workspace in `double *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf', 'm', 'i32', m);
@@ -84,7 +113,13 @@ export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnDgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnDgeqrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;

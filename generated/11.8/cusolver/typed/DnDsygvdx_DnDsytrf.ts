@@ -10,7 +10,26 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDsygvdx$: Scratch | undefined;
 let cusolverDnDsygvdx$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Returns `meig`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param vl in `double`.
+ * @param vu in `double`.
+ * @param il in `int`.
+ * @param iu in `int`.
+ * @param W in `double *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @returns the value of `meig`: out `int *`. */
 export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
   const s = (cusolverDnDsygvdx$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx', 'handle', handle, true) as typeof handle;
@@ -38,7 +57,23 @@ export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.
 }
 let cusolverDnDsygvdx_bufferSize$: Scratch | undefined;
 let cusolverDnDsygvdx_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param vl in `double`.
+ * @param vu in `double`.
+ * @param il in `int`.
+ * @param iu in `int`.
+ * @param W in `const double *`: address or host buffer, or null.
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnDsygvdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -63,7 +98,21 @@ export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
 let cusolverDnDsygvj$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param W in `double *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`. */
 export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvj', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvj', 'itype', 'i32', itype);
@@ -84,7 +133,19 @@ export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
 }
 let cusolverDnDsygvj_bufferSize$: Scratch | undefined;
 let cusolverDnDsygvj_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param W in `const double *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnDsygvj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvj_bufferSize', 'handle', handle, true) as typeof handle;
@@ -104,7 +165,18 @@ export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDsytrd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param d in `double *`: address or host buffer, or null.
+ * @param e in `double *`: address or host buffer, or null.
+ * @param tau in `double *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytrd', 'uplo', 'i32', uplo);
@@ -122,7 +194,16 @@ export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytrd_bufferSize$: Scratch | undefined;
 let cusolverDnDsytrd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param e in `const double *`: address or host buffer, or null.
+ * @param tau in `const double *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
   const s = (cusolverDnDsytrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -139,7 +220,16 @@ export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDsytrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `int *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytrf', 'uplo', 'i32', uplo);
@@ -155,7 +245,12 @@ export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytrf_bufferSize$: Scratch | undefined;
 let cusolverDnDsytrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnDsytrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrf_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnPotrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param nrhs in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeB in `cudaDataType`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnPotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrs', 'params', params, true) as typeof params;
@@ -28,7 +40,21 @@ export function cusolverDnPotrs(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnSBgels$: Scratch | undefined;
 let cusolverDnSBgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSBgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
@@ -51,7 +77,19 @@ export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSBgels_bufferSize$: Scratch | undefined;
 let cusolverDnSBgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSBgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -72,7 +110,21 @@ export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSBgesv$: Scratch | undefined;
 let cusolverDnSBgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSBgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
@@ -95,7 +147,19 @@ export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSBgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSBgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSBgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -116,7 +180,21 @@ export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSHgels$: Scratch | undefined;
 let cusolverDnSHgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSHgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
@@ -139,7 +217,19 @@ export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSHgels_bufferSize$: Scratch | undefined;
 let cusolverDnSHgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSHgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -160,7 +250,21 @@ export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSHgesv$: Scratch | undefined;
 let cusolverDnSHgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSHgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
@@ -183,7 +287,19 @@ export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSHgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSHgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSHgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -204,7 +320,21 @@ export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSSgels$: Scratch | undefined;
 let cusolverDnSSgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSSgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
@@ -227,7 +357,19 @@ export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSSgels_bufferSize$: Scratch | undefined;
 let cusolverDnSSgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSSgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -248,7 +390,21 @@ export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSSgesv$: Scratch | undefined;
 let cusolverDnSSgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSSgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
@@ -271,7 +427,19 @@ export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSSgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSSgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSSgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -292,7 +460,21 @@ export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSXgels$: Scratch | undefined;
 let cusolverDnSXgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSXgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
@@ -315,7 +497,19 @@ export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSXgels_bufferSize$: Scratch | undefined;
 let cusolverDnSXgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSXgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -336,7 +530,21 @@ export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSXgesv$: Scratch | undefined;
 let cusolverDnSXgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSXgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
@@ -359,7 +567,19 @@ export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSXgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSXgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSXgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnSetAdvOptions$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnParams_t`.
+ * @param function_ in `cusolverDnFunction_t`.
+ * @param algo in `cusolverAlgMode_t`. */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
   if (typeof function_ !== 'number' || (function_ | 0) !== function_) throw intError('cusolverDnSetAdvOptions', 'function', 'i32', function_);
@@ -18,7 +21,9 @@ export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, fun
   if (status !== 0) throw fail('cusolverDnSetAdvOptions', status);
 }
 let cusolverDnSetStream$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cusolverDnSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -26,7 +31,19 @@ export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamI
   if (status !== 0) throw fail('cusolverDnSetStream', status);
 }
 let cusolverDnSgebrd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param D in `float *`: address or host buffer, or null.
+ * @param E in `float *`: address or host buffer, or null.
+ * @param TAUQ in `float *`: address or host buffer, or null.
+ * @param TAUP in `float *`: address or host buffer, or null.
+ * @param Work in `float *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd', 'm', 'i32', m);
@@ -45,7 +62,11 @@ export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSgebrd_bufferSize$: Scratch | undefined;
 let cusolverDnSgebrd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnSgebrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -57,7 +78,16 @@ export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnSgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TAU in `float *`: address or host buffer, or null.
+ * @param Workspace in `float *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf', 'm', 'i32', m);
@@ -73,7 +103,13 @@ export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnSgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnSgeqrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -87,7 +123,23 @@ export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnSgesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `float *`: address or host buffer, or null.
+ * @param U in `float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param VT in `float *`: address or host buffer, or null.
+ * @param ldvt in `int`.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param rwork in `float *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnSgesvd', 'jobu', 'i8', jobu);
@@ -110,7 +162,11 @@ export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnSgesvd_bufferSize$: Scratch | undefined;
 let cusolverDnSgesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 11.8 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnSgesvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseCgemvi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnz in `int`.
+ * @param xVal in `const cuComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi', 'transA', 'i32', transA);
@@ -30,7 +44,13 @@ export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
 }
 let cusparseCgemvi_bufferSize$: Scratch | undefined;
 let cusparseCgemvi_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   const s = (cusparseCgemvi_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
@@ -44,7 +64,18 @@ export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   return s.i32[0];
 }
 let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `cuComplex *`: address or host buffer, or null.
+ * @param dl in `cuComplex *`: address or host buffer, or null.
+ * @param d in `cuComplex *`: address or host buffer, or null.
+ * @param du in `cuComplex *`: address or host buffer, or null.
+ * @param dw in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -62,7 +93,18 @@ export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `const cuComplex *`: address or host buffer, or null.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param dw in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -81,7 +123,14 @@ export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseCgthr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgthr(cusparseHandle_t handle, int nnz, const cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgthr(cusparseHandle_t handle, int nnz, const cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param xVal in `cuComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgthr', 'nnz', 'i32', nnz);
@@ -93,7 +142,14 @@ export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y:
   if (status !== 0) throw fail('cusparseCgthr', status);
 }
 let cusparseCgthrz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgthrz(cusparseHandle_t handle, int nnz, cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgthrz(cusparseHandle_t handle, int nnz, cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param xVal in `cuComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgthrz', 'nnz', 'i32', nnz);
@@ -105,7 +161,16 @@ export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y
   if (status !== 0) throw fail('cusparseCgthrz', status);
 }
 let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `cuComplex *`: address or host buffer, or null.
+ * @param d in `cuComplex *`: address or host buffer, or null.
+ * @param du in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -121,7 +186,16 @@ export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;

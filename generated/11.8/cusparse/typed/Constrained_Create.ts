@@ -9,7 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseConstrainedGeMM$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstrainedGeMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseConstrainedGeMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseDnMatDescr_t`.
+ * @param matB in `cusparseDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param externalBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM', 'opA', 'i32', opA);
@@ -26,7 +37,18 @@ export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t | null, opA: 
 }
 let cusparseConstrainedGeMM_bufferSize$: Scratch | undefined;
 let cusparseConstrainedGeMM_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstrainedGeMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseConstrainedGeMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseDnMatDescr_t`.
+ * @param matB in `cusparseDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `bufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType): number {
   const s = (cusparseConstrainedGeMM_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
@@ -45,7 +67,14 @@ export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | 
 }
 let cusparseCooAoSGet$: Scratch | undefined;
 let cusparseCooAoSGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooAoSGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Returns `cooInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCooAoSGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param rows in `int64_t *`: address or host buffer, or null.
+ * @param cols in `int64_t *`: address or host buffer, or null.
+ * @param nnz in `int64_t *`: address or host buffer, or null.
+ * @param cooValues in `void **`: address or host buffer, or null.
+ * @returns `{ cooInd, idxType, idxBase, valueType }`: `cooInd`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseCooAoSGet$ ??= new Scratch(4));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooAoSGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -63,25 +92,31 @@ export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t | null, row
 }
 let cusparseCooGet$: Scratch | undefined;
 let cusparseCooGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Returns `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCooGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseCooGet', 'rows', rows, true);
-  pointerArg('cusparseCooGet', 'cols', cols, true);
-  pointerArg('cusparseCooGet', 'nnz', nnz, true);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  pointerArg('cusparseCooGet', 'cooValues', cooValues, true);
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, rows, cols, nnz, s.slot(0), s.slot(1), cooValues, s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseCooGet', status);
-  return { cooRowInd: s.address(0), cooColInd: s.address(1), idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: s.address(3), cooColInd: s.address(4), cooValues: s.address(5), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param cooRows in `void *`: address or host buffer, or null.
+ * @param cooColumns in `void *`: address or host buffer, or null.
+ * @param cooValues in `void *`: address or host buffer, or null. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
@@ -91,7 +126,10 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (status !== 0) throw fail('cusparseCooSetPointers', status);
 }
 let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param batchCount in `int`.
+ * @param batchStride in `int64_t`. */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -100,7 +138,9 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
   if (status !== 0) throw fail('cusparseCooSetStridedBatch', status);
 }
 let cusparseCopyMatDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCopyMatDescr(cusparseMatDescr_t dest, const cusparseMatDescr_t src)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCopyMatDescr(cusparseMatDescr_t dest, const cusparseMatDescr_t src)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dest in `cusparseMatDescr_t`.
+ * @param src in `const cusparseMatDescr_t`. */
 export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.cusparseMatDescr_t | null): void {
   if (typeof dest !== 'number' || !(dest >= 0 && dest <= 9007199254740991) || dest % 1 !== 0) dest = addressArg('cusparseCopyMatDescr', 'dest', dest, true) as typeof dest;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cusparseCopyMatDescr', 'src', src, true) as typeof src;
@@ -109,7 +149,8 @@ export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.c
 }
 let cusparseCreate$: Scratch | undefined;
 let cusparseCreate$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8 Returns `handle`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
   const s = (cusparseCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -119,7 +160,17 @@ export function cusparseCreate(): T.cusparseHandle_t {
 }
 let cusparseCreateBlockedEll$: Scratch | undefined;
 let cusparseCreateBlockedEll$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ellBlockSize in `int64_t`.
+ * @param ellCols in `int64_t`.
+ * @param ellColInd in `void *`: address or host buffer, or null.
+ * @param ellValue in `void *`: address or host buffer, or null.
+ * @param ellIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -138,7 +189,8 @@ export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockS
 }
 let cusparseCreateBsric02Info$: Scratch | undefined;
 let cusparseCreateBsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsric02Info_t *`. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -148,7 +200,8 @@ export function cusparseCreateBsric02Info(): T.bsric02Info_t {
 }
 let cusparseCreateBsrilu02Info$: Scratch | undefined;
 let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrilu02Info_t *`. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -158,7 +211,8 @@ export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
 }
 let cusparseCreateBsrsm2Info$: Scratch | undefined;
 let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrsm2Info_t *`. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -168,7 +222,8 @@ export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
 }
 let cusparseCreateBsrsv2Info$: Scratch | undefined;
 let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrsv2Info_t *`. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -178,7 +233,8 @@ export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
 }
 let cusparseCreateColorInfo$: Scratch | undefined;
 let cusparseCreateColorInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `cusparseColorInfo_t *`. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -188,7 +244,17 @@ export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
 }
 let cusparseCreateCoo$: Scratch | undefined;
 let cusparseCreateCoo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cooRowInd in `void *`: address or host buffer, or null.
+ * @param cooColInd in `void *`: address or host buffer, or null.
+ * @param cooValues in `void *`: address or host buffer, or null.
+ * @param cooIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCoo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -207,7 +273,17 @@ export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, co
 }
 let cusparseCreateCooAoS$: Scratch | undefined;
 let cusparseCreateCooAoS$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCooAoS(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCooAoS(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cooInd in `void *`: address or host buffer, or null.
+ * @param cooValues in `void *`: address or host buffer, or null.
+ * @param cooIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCooAoS$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -225,7 +301,18 @@ export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64,
 }
 let cusparseCreateCsc$: Scratch | undefined;
 let cusparseCreateCsc$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cscColOffsets in `void *`: address or host buffer, or null.
+ * @param cscRowInd in `void *`: address or host buffer, or null.
+ * @param cscValues in `void *`: address or host buffer, or null.
+ * @param cscColOffsetsType in `cusparseIndexType_t`.
+ * @param cscRowIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -245,7 +332,18 @@ export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
 }
 let cusparseCreateCsr$: Scratch | undefined;
 let cusparseCreateCsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param csrRowOffsets in `void *`: address or host buffer, or null.
+ * @param csrColInd in `void *`: address or host buffer, or null.
+ * @param csrValues in `void *`: address or host buffer, or null.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`.
+ * @param csrColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -265,7 +363,9 @@ export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
 }
 let cusparseCreateCsrgemm2Info$: Scratch | undefined;
 let cusparseCreateCsrgemm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrgemm2Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrgemm2Info(): T.csrgemm2Info_t {
   const s = (cusparseCreateCsrgemm2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -275,7 +375,8 @@ export function cusparseCreateCsrgemm2Info(): T.csrgemm2Info_t {
 }
 let cusparseCreateCsric02Info$: Scratch | undefined;
 let cusparseCreateCsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csric02Info_t *`. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -285,7 +386,8 @@ export function cusparseCreateCsric02Info(): T.csric02Info_t {
 }
 let cusparseCreateCsrilu02Info$: Scratch | undefined;
 let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrilu02Info_t *`. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -295,7 +397,9 @@ export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
 }
 let cusparseCreateCsrsm2Info$: Scratch | undefined;
 let cusparseCreateCsrsm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrsm2Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsm2Info(): T.csrsm2Info_t {
   const s = (cusparseCreateCsrsm2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -305,7 +409,9 @@ export function cusparseCreateCsrsm2Info(): T.csrsm2Info_t {
 }
 let cusparseCreateCsrsv2Info$: Scratch | undefined;
 let cusparseCreateCsrsv2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrsv2Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsv2Info(): T.csrsv2Info_t {
   const s = (cusparseCreateCsrsv2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -315,7 +421,8 @@ export function cusparseCreateCsrsv2Info(): T.csrsv2Info_t {
 }
 let cusparseCreateCsru2csrInfo$: Scratch | undefined;
 let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csru2csrInfo_t *`. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -325,7 +432,14 @@ export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
 }
 let cusparseCreateDnMat$: Scratch | undefined;
 let cusparseCreateDnMat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 11.8 Returns `dnMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ld in `int64_t`.
+ * @param values in `void *`: address or host buffer, or null.
+ * @param valueType in `cudaDataType`.
+ * @param order in `cusparseOrder_t`.
+ * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   const s = (cusparseCreateDnMat$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -341,7 +455,11 @@ export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, v
 }
 let cusparseCreateDnVec$: Scratch | undefined;
 let cusparseCreateDnVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `dnVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param values in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   const s = (cusparseCreateDnVec$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -353,7 +471,10 @@ export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType:
   return s.address(0) as T.cusparseDnVecDescr_t;
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param n_ in `int`.
+ * @param p in `int *`: address or host buffer, or null. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCreateIdentityPermutation', 'n', 'i32', n_);
@@ -363,7 +484,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
 }
 let cusparseCreateMatDescr$: Scratch | undefined;
 let cusparseCreateMatDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8 Returns `descrA`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -373,7 +495,8 @@ export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
 }
 let cusparseCreatePruneInfo$: Scratch | undefined;
 let cusparseCreatePruneInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `pruneInfo_t *`. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -383,7 +506,15 @@ export function cusparseCreatePruneInfo(): T.pruneInfo_t {
 }
 let cusparseCreateSpVec$: Scratch | undefined;
 let cusparseCreateSpVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Returns `spVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param indices in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param values in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param idxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   const s = (cusparseCreateSpVec$ ??= new Scratch(1));
   s.u64[0] = 0n;

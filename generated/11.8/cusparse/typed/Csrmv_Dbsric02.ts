@@ -9,7 +9,29 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseCsrmvEx$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsrmvEx(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, void *buffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsrmvEx(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, void *buffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param alg in `cusparseAlgMode_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param alphatype in `cudaDataType`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const void *`: address or host buffer, or null.
+ * @param csrValAtype in `cudaDataType`.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xtype in `cudaDataType`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param betatype in `cudaDataType`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param ytype in `cudaDataType`.
+ * @param executiontype in `cudaDataType`.
+ * @param buffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.Pointer, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.Pointer, xtype: T.cudaDataType, beta: T.Pointer, betatype: T.cudaDataType, y: T.Pointer, ytype: T.cudaDataType, executiontype: T.cudaDataType, buffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx', 'handle', handle, true) as typeof handle;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx', 'alg', 'i32', alg);
@@ -37,7 +59,29 @@ export function cusparseCsrmvEx(handle: T.cusparseHandle_t | null, alg: T.cuspar
 }
 let cusparseCsrmvEx_bufferSize$: Scratch | undefined;
 let cusparseCsrmvEx_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsrmvEx_bufferSize(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsrmvEx_bufferSize(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param alg in `cusparseAlgMode_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param alphatype in `cudaDataType`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const void *`: address or host buffer, or null.
+ * @param csrValAtype in `cudaDataType`.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xtype in `cudaDataType`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param betatype in `cudaDataType`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param ytype in `cudaDataType`.
+ * @param executiontype in `cudaDataType`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.Pointer, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.Pointer, xtype: T.cudaDataType, beta: T.Pointer, betatype: T.cudaDataType, y: T.Pointer, ytype: T.cudaDataType, executiontype: T.cudaDataType): number {
   const s = (cusparseCsrmvEx_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -66,7 +110,15 @@ export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, al
   return s.size(0);
 }
 let cusparseDaxpyi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param xVal in `const double *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDaxpyi(handle: T.cusparseHandle_t | null, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDaxpyi', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDaxpyi', 'nnz', 'i32', nnz);
@@ -79,7 +131,20 @@ export function cusparseDaxpyi(handle: T.cusparseHandle_t | null, nnz: number, a
   if (status !== 0) throw fail('cusparseDaxpyi', status);
 }
 let cusparseDbsr2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null. */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsr2csr', 'dirA', 'i32', dirA);
@@ -98,7 +163,19 @@ export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseDbsr2csr', status);
 }
 let cusparseDbsric02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02', 'dirA', 'i32', dirA);
@@ -116,7 +193,19 @@ export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseDbsric02', status);
 }
 let cusparseDbsric02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pInputBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_analysis', 'dirA', 'i32', dirA);
@@ -135,7 +224,18 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dir
 }
 let cusparseDbsric02_bufferSize$: Scratch | undefined;
 let cusparseDbsric02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseDbsric02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -155,7 +255,18 @@ export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
 }
 let cusparseDbsric02_bufferSizeExt$: Scratch | undefined;
 let cusparseDbsric02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseDbsric02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,20 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDbsrsv2_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_analysis', 'dirA', 'i32', dirA);
@@ -29,7 +42,19 @@ export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
 }
 let cusparseDbsrsv2_bufferSize$: Scratch | undefined;
 let cusparseDbsrsv2_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
   const s = (cusparseDbsrsv2_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
@@ -50,7 +75,19 @@ export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, di
 }
 let cusparseDbsrsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseDbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
   const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -70,7 +107,23 @@ export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   return s.size(0);
 }
 let cusparseDbsrsv2_solve$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @param f in `const double *`: address or host buffer, or null.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_solve', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_solve', 'dirA', 'i32', dirA);
@@ -92,7 +145,25 @@ export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T
   if (status !== 0) throw fail('cusparseDbsrsv2_solve', status);
 }
 let cusparseDbsrxmv$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param sizeOfMask in `int`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedMaskPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedEndPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null. */
 export function cusparseDbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrxmv', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrxmv', 'dirA', 'i32', dirA);
@@ -116,7 +187,17 @@ export function cusparseDbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cuspa
   if (status !== 0) throw fail('cusparseDbsrxmv', status);
 }
 let cusparseDcsc2dense$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, double *A, int lda)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, double *A, int lda)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param cscSortedValA in `const double *`: address or host buffer, or null.
+ * @param cscSortedRowIndA in `const int *`: address or host buffer, or null.
+ * @param cscSortedColPtrA in `const int *`: address or host buffer, or null.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsc2dense(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsc2dense', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsc2dense', 'm', 'i32', m);
@@ -131,7 +212,20 @@ export function cusparseDcsc2dense(handle: T.cusparseHandle_t | null, m: number,
   if (status !== 0) throw fail('cusparseDcsc2dense', status);
 }
 let cusparseDcsr2bsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedValC in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param bsrSortedColIndC in `int *`: address or host buffer, or null. */
 export function cusparseDcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2bsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDcsr2bsr', 'dirA', 'i32', dirA);
@@ -150,7 +244,20 @@ export function cusparseDcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseDcsr2bsr', status);
 }
 let cusparseDcsr2csr_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzA in `int`.
+ * @param nnzPerRow in `const int *`: address or host buffer, or null.
+ * @param csrSortedValC in `double *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param tol in `double`. */
 export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2csr_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsr2csr_compress', 'm', 'i32', m);
@@ -169,7 +276,17 @@ export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t | null, m: 
   if (status !== 0) throw fail('cusparseDcsr2csr_compress', status);
 }
 let cusparseDcsr2csru$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `double *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `int *`: address or host buffer, or null.
+ * @param info in `csru2csrInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDcsr2csru(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2csru', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsr2csru', 'm', 'i32', m);
@@ -185,7 +302,17 @@ export function cusparseDcsr2csru(handle: T.cusparseHandle_t | null, m: number, 
   if (status !== 0) throw fail('cusparseDcsr2csru', status);
 }
 let cusparseDcsr2dense$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, double *A, int lda)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, double *A, int lda)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsr2dense(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2dense', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsr2dense', 'm', 'i32', m);
@@ -200,7 +327,22 @@ export function cusparseDcsr2dense(handle: T.cusparseHandle_t | null, m: number,
   if (status !== 0) throw fail('cusparseDcsr2dense', status);
 }
 let cusparseDcsr2gebsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedValC in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param bsrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDcsr2gebsr', 'dirA', 'i32', dirA);
@@ -222,7 +364,18 @@ export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
 }
 let cusparseDcsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseDcsr2gebsr_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDcsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -242,7 +395,18 @@ export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null,
 }
 let cusparseDcsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseDcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param matA in `cusparseDnMatDescr_t`.
+ * @param matB in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
@@ -21,7 +26,12 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
 }
 let cusparseDenseToSparse_bufferSize$: Scratch | undefined;
 let cusparseDenseToSparse_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param matA in `cusparseDnMatDescr_t`.
+ * @param matB in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
   const s = (cusparseDenseToSparse_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
@@ -34,7 +44,12 @@ export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | nu
   return s.size(0);
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param matA in `cusparseDnMatDescr_t`.
+ * @param matB in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseDenseToSparseAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
@@ -45,126 +60,147 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
   if (status !== 0) throw fail('cusparseDenseToSparse_convert', status);
 }
 let cusparseDestroy$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`. */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusparseDestroy$c ??= binder.native('cusparseDestroy'))(handle);
   if (status !== 0) throw fail('cusparseDestroy', status);
 }
 let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `bsric02Info_t`. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsric02Info$c ??= binder.native('cusparseDestroyBsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsric02Info', status);
 }
 let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `bsrilu02Info_t`. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrilu02Info$c ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrilu02Info', status);
 }
 let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `bsrsm2Info_t`. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsm2Info$c ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsm2Info', status);
 }
 let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `bsrsv2Info_t`. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsv2Info$c ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsv2Info', status);
 }
 let cusparseDestroyColorInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `cusparseColorInfo_t`. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyColorInfo$c ??= binder.native('cusparseDestroyColorInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyColorInfo', status);
 }
 let cusparseDestroyCsrgemm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsrgemm2Info(csrgemm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsrgemm2Info(csrgemm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csrgemm2Info_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrgemm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrgemm2Info$c ??= binder.native('cusparseDestroyCsrgemm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrgemm2Info', status);
 }
 let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csric02Info_t`. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsric02Info$c ??= binder.native('cusparseDestroyCsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsric02Info', status);
 }
 let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csrilu02Info_t`. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrilu02Info$c ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrilu02Info', status);
 }
 let cusparseDestroyCsrsm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsrsm2Info(csrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsrsm2Info(csrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csrsm2Info_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrsm2Info$c ??= binder.native('cusparseDestroyCsrsm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrsm2Info', status);
 }
 let cusparseDestroyCsrsv2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsrsv2Info(csrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsrsv2Info(csrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csrsv2Info_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrsv2Info$c ??= binder.native('cusparseDestroyCsrsv2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrsv2Info', status);
 }
 let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csru2csrInfo_t`. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsru2csrInfo$c ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsru2csrInfo', status);
 }
 let cusparseDestroyDnMat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`. */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const status = (cusparseDestroyDnMat$c ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
   if (status !== 0) throw fail('cusparseDestroyDnMat', status);
 }
 let cusparseDestroyDnVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseDnVecDescr_t`. */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const status = (cusparseDestroyDnVec$c ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
   if (status !== 0) throw fail('cusparseDestroyDnVec', status);
 }
 let cusparseDestroyMatDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descrA in `cusparseMatDescr_t`. */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
   const status = (cusparseDestroyMatDescr$c ??= binder.native('cusparseDestroyMatDescr'))(descrA);
   if (status !== 0) throw fail('cusparseDestroyMatDescr', status);
 }
 let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `pruneInfo_t`. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyPruneInfo$c ??= binder.native('cusparseDestroyPruneInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyPruneInfo', status);
 }
 let cusparseDestroySpMat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`. */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const status = (cusparseDestroySpMat$c ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
   if (status !== 0) throw fail('cusparseDestroySpMat', status);
 }
 let cusparseDestroySpVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseSpVecDescr_t`. */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const status = (cusparseDestroySpVec$c ??= binder.native('cusparseDestroySpVec'))(spVecDescr);

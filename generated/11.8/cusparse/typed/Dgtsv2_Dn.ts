@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDgtsv2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2', 'm', 'i32', m);
@@ -24,7 +33,16 @@ export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseDgtsv2', status);
 }
 let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch', 'm', 'i32', m);
@@ -40,7 +58,16 @@ export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseDgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseDgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -58,7 +85,16 @@ export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
 }
 let cusparseDgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseDgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -75,7 +111,16 @@ export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   return s.size(0);
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot', 'm', 'i32', m);
@@ -91,7 +136,16 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseDgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseDgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const double *`: address or host buffer, or null.
+ * @param d in `const double *`: address or host buffer, or null.
+ * @param du in `const double *`: address or host buffer, or null.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -109,42 +163,54 @@ export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
 }
 let cusparseDnMatGet$: Scratch | undefined;
 let cusparseDnMatGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 11.8 Returns `type`, `order`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer): { type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseDnMatGet$ ??= new Scratch(2));
+/** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`. */
+export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
+  const s = (cusparseDnMatGet$ ??= new Scratch(6));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  pointerArg('cusparseDnMatGet', 'rows', rows, true);
-  pointerArg('cusparseDnMatGet', 'cols', cols, true);
-  pointerArg('cusparseDnMatGet', 'ld', ld, true);
-  pointerArg('cusparseDnMatGet', 'values', values, true);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  const status = (cusparseDnMatGet$c ??= binder.native('cusparseDnMatGet'))(dnMatDescr, rows, cols, ld, values, s.slot(0), s.slot(1));
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  const status = (cusparseDnMatGet$c ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
   if (status !== 0) throw fail('cusparseDnMatGet', status);
-  return { type: s.i32[0] as T.cudaDataType, order: s.i32[2] as T.cusparseOrder_t };
+  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: s.address(3), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
 }
 let cusparseDnMatGetStridedBatch$: Scratch | undefined;
 let cusparseDnMatGetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 11.8 Returns `batchCount`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchStride: T.Pointer): number {
-  const s = (cusparseDnMatGetStridedBatch$ ??= new Scratch(1));
+/** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`. */
+export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
+  const s = (cusparseDnMatGetStridedBatch$ ??= new Scratch(2));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   s.u64[0] = 0n;
-  pointerArg('cusparseDnMatGetStridedBatch', 'batchStride', batchStride, true);
-  const status = (cusparseDnMatGetStridedBatch$c ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s.slot(0), batchStride);
+  s.u64[1] = 0n;
+  const status = (cusparseDnMatGetStridedBatch$c ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
-  return s.i32[0];
+  return { batchCount: s.i32[0], batchStride: s.i64[1] };
 }
+let cusparseDnMatGetValues$: Scratch | undefined;
 let cusparseDnMatGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.Pointer): void {
+/** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @returns the value of `values`: out `void **`. */
+export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
+  const s = (cusparseDnMatGetValues$ ??= new Scratch(1));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  pointerArg('cusparseDnMatGetValues', 'values', values, true);
-  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, values);
+  s.u64[0] = 0n;
+  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseDnMatGetValues', status);
+  return s.address(0);
 }
 let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @param batchCount in `int`.
+ * @param batchStride in `int64_t`. */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDnMatSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -153,7 +219,9 @@ export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t 
   if (status !== 0) throw fail('cusparseDnMatSetStridedBatch', status);
 }
 let cusparseDnMatSetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @param values in `void *`: address or host buffer, or null. */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.Pointer): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   pointerArg('cusparseDnMatSetValues', 'values', values, true);
@@ -162,27 +230,36 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null
 }
 let cusparseDnVecGet$: Scratch | undefined;
 let cusparseDnVecGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Returns `size`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.Pointer): { size: bigint; valueType: T.cudaDataType } {
-  const s = (cusparseDnVecGet$ ??= new Scratch(2));
+/** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseDnVecDescr_t`.
+ * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`. */
+export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
+  const s = (cusparseDnVecGet$ ??= new Scratch(3));
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   s.u64[0] = 0n;
-  pointerArg('cusparseDnVecGet', 'values', values, true);
   s.u64[1] = 0n;
-  const status = (cusparseDnVecGet$c ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s.slot(0), values, s.slot(1));
+  s.u64[2] = 0n;
+  const status = (cusparseDnVecGet$c ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cusparseDnVecGet', status);
-  return { size: s.i64[0], valueType: s.i32[2] as T.cudaDataType };
+  return { size: s.i64[0], values: s.address(1), valueType: s.i32[4] as T.cudaDataType };
 }
+let cusparseDnVecGetValues$: Scratch | undefined;
 let cusparseDnVecGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.Pointer): void {
+/** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseDnVecDescr_t`.
+ * @returns the value of `values`: out `void **`. */
+export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
+  const s = (cusparseDnVecGetValues$ ??= new Scratch(1));
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  pointerArg('cusparseDnVecGetValues', 'values', values, true);
-  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, values);
+  s.u64[0] = 0n;
+  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseDnVecGetValues', status);
+  return s.address(0);
 }
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseDnVecDescr_t`.
+ * @param values in `void *`: address or host buffer, or null. */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.Pointer): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   pointerArg('cusparseDnVecSetValues', 'values', values, true);

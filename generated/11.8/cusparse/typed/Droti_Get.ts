@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDroti$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDroti(cusparseHandle_t handle, int nnz, double *xVal, const int *xInd, double *y, const double *c, const double *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDroti(cusparseHandle_t handle, int nnz, double *xVal, const int *xInd, double *y, const double *c, const double *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param xVal in `double *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const double *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, c: T.Pointer, s_: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDroti', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDroti', 'nnz', 'i32', nnz);
@@ -23,7 +32,14 @@ export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xV
   if (status !== 0) throw fail('cusparseDroti', status);
 }
 let cusparseDsctr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDsctr(cusparseHandle_t handle, int nnz, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDsctr(cusparseHandle_t handle, int nnz, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param xVal in `const double *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDsctr', 'nnz', 'i32', nnz);
@@ -35,7 +51,10 @@ export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xV
   if (status !== 0) throw fail('cusparseDsctr', status);
 }
 let cusparseGather$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param vecX in `cusparseSpVecDescr_t`. */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseGather', 'vecY', vecY, true) as typeof vecY;
@@ -45,7 +64,9 @@ export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cuspar
 }
 let cusparseGetColorAlgs$: Scratch | undefined;
 let cusparseGetColorAlgs$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8 Returns `alg`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `cusparseColorInfo_t`.
+ * @returns the value of `alg`: out `cusparseColorAlg_t *`. */
 export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t | null): T.cusparseColorAlg_t {
   const s = (cusparseGetColorAlgs$ ??= new Scratch(1));
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseGetColorAlgs', 'info', info, true) as typeof info;
@@ -55,42 +76,54 @@ export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t | null): T.cusp
   return s.i32[0] as T.cusparseColorAlg_t;
 }
 let cusparseGetErrorName$c: NativeFunction | undefined;
-/** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 11.8 */
+/** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
+ * @param status_ in `cusparseStatus_t`.
+ * @returns `const char *` */
 export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorName', 'status', 'i32', status_);
   const result = (cusparseGetErrorName$c ??= binder.native('cusparseGetErrorName'))(status_);
   return result;
 }
 let cusparseGetErrorString$c: NativeFunction | undefined;
-/** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 11.8 */
+/** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
+ * @param status_ in `cusparseStatus_t`.
+ * @returns `const char *` */
 export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorString', 'status', 'i32', status_);
   const result = (cusparseGetErrorString$c ??= binder.native('cusparseGetErrorString'))(status_);
   return result;
 }
 let cusparseGetMatDiagType$c: NativeFunction | undefined;
-/** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 */
+/** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseDiagType_t` */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatDiagType$c ??= binder.native('cusparseGetMatDiagType'))(descrA);
   return result;
 }
 let cusparseGetMatFillMode$c: NativeFunction | undefined;
-/** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 */
+/** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseFillMode_t` */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatFillMode$c ??= binder.native('cusparseGetMatFillMode'))(descrA);
   return result;
 }
 let cusparseGetMatIndexBase$c: NativeFunction | undefined;
-/** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 */
+/** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseIndexBase_t` */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatIndexBase$c ??= binder.native('cusparseGetMatIndexBase'))(descrA);
   return result;
 }
 let cusparseGetMatType$c: NativeFunction | undefined;
-/** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 */
+/** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseMatrixType_t` */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatType$c ??= binder.native('cusparseGetMatType'))(descrA);
@@ -98,7 +131,9 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
 }
 let cusparseGetPointerMode$: Scratch | undefined;
 let cusparseGetPointerMode$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8 Returns `mode`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `mode`: out `cusparsePointerMode_t *`. */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
   const s = (cusparseGetPointerMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
@@ -109,7 +144,9 @@ export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cus
 }
 let cusparseGetProperty$: Scratch | undefined;
 let cusparseGetProperty$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8 Returns `value`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
   const s = (cusparseGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseGetProperty', 'type', 'i32', type);
@@ -120,7 +157,9 @@ export function cusparseGetProperty(type: T.libraryPropertyType): number {
 }
 let cusparseGetStream$: Scratch | undefined;
 let cusparseGetStream$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8 Returns `streamId`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
   const s = (cusparseGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
@@ -131,7 +170,9 @@ export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStre
 }
 let cusparseGetVersion$: Scratch | undefined;
 let cusparseGetVersion$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8 Returns `version`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `version`: out `int *`. */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {
   const s = (cusparseGetVersion$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,22 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseSgemmi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const float *alpha, const float *A, int lda, const float *cscValB, const int *cscColPtrB, const int *cscRowIndB, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const float *alpha, const float *A, int lda, const float *cscValB, const int *cscColPtrB, const int *cscRowIndB, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param nnz in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param cscValB in `const float *`: address or host buffer, or null.
+ * @param cscColPtrB in `const int *`: address or host buffer, or null.
+ * @param cscRowIndB in `const int *`: address or host buffer, or null.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSgemmi(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemmi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemmi', 'm', 'i32', m);
@@ -29,7 +44,21 @@ export function cusparseSgemmi(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseSgemmi', status);
 }
 let cusparseSgemvi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnz in `int`.
+ * @param xVal in `const float *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param beta in `const float *`: address or host buffer, or null.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi', 'transA', 'i32', transA);
@@ -50,7 +79,13 @@ export function cusparseSgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
 }
 let cusparseSgemvi_bufferSize$: Scratch | undefined;
 let cusparseSgemvi_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   const s = (cusparseSgemvi_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
@@ -64,7 +99,18 @@ export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   return s.i32[0];
 }
 let cusparseSgpsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `float *`: address or host buffer, or null.
+ * @param dl in `float *`: address or host buffer, or null.
+ * @param d in `float *`: address or host buffer, or null.
+ * @param du in `float *`: address or host buffer, or null.
+ * @param dw in `float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -82,7 +128,18 @@ export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseSgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseSgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `const float *`: address or host buffer, or null.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param dw in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -101,7 +158,14 @@ export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseSgthr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param xVal in `float *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgthr', 'nnz', 'i32', nnz);
@@ -113,7 +177,14 @@ export function cusparseSgthr(handle: T.cusparseHandle_t | null, nnz: number, y:
   if (status !== 0) throw fail('cusparseSgthr', status);
 }
 let cusparseSgthrz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgthrz(cusparseHandle_t handle, int nnz, float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgthrz(cusparseHandle_t handle, int nnz, float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param xVal in `float *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgthrz', 'nnz', 'i32', nnz);
@@ -125,7 +196,16 @@ export function cusparseSgthrz(handle: T.cusparseHandle_t | null, nnz: number, y
   if (status !== 0) throw fail('cusparseSgthrz', status);
 }
 let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `float *`: address or host buffer, or null.
+ * @param d in `float *`: address or host buffer, or null.
+ * @param du in `float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -141,7 +221,16 @@ export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseSgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseSgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseSgtsv2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2', 'm', 'i32', m);
@@ -24,7 +33,16 @@ export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseSgtsv2', status);
 }
 let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch', 'm', 'i32', m);
@@ -40,7 +58,16 @@ export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseSgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseSgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -58,7 +85,16 @@ export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
 }
 let cusparseSgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseSgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -75,7 +111,16 @@ export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   return s.size(0);
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot', 'm', 'i32', m);
@@ -91,7 +136,16 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseSgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseSgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const float *`: address or host buffer, or null.
+ * @param d in `const float *`: address or host buffer, or null.
+ * @param du in `const float *`: address or host buffer, or null.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -108,7 +162,16 @@ export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   return s.size(0);
 }
 let cusparseSnnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnzPerRowCol in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null. */
 export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSnnz', 'dirA', 'i32', dirA);
@@ -123,7 +186,15 @@ export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
   if (status !== 0) throw fail('cusparseSnnz', status);
 }
 let cusparseSnnz_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param descr in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzPerRow in `int *`: address or host buffer, or null.
+ * @param nnzC in `int *`: address or host buffer, or null.
+ * @param tol in `float`. */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz_compress', 'm', 'i32', m);

@@ -9,7 +9,20 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseZbsr2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null. */
 export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsr2csr', 'dirA', 'i32', dirA);
@@ -28,7 +41,19 @@ export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseZbsr2csr', status);
 }
 let cusparseZbsric02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02', 'dirA', 'i32', dirA);
@@ -46,7 +71,19 @@ export function cusparseZbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseZbsric02', status);
 }
 let cusparseZbsric02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pInputBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_analysis', 'dirA', 'i32', dirA);
@@ -65,7 +102,18 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dir
 }
 let cusparseZbsric02_bufferSize$: Scratch | undefined;
 let cusparseZbsric02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseZbsric02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -85,7 +133,18 @@ export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
 }
 let cusparseZbsric02_bufferSizeExt$: Scratch | undefined;
 let cusparseZbsric02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseZbsric02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -104,7 +163,19 @@ export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   return s.size(0);
 }
 let cusparseZbsrilu02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrilu02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02', 'dirA', 'i32', dirA);
@@ -122,7 +193,19 @@ export function cusparseZbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cus
   if (status !== 0) throw fail('cusparseZbsrilu02', status);
 }
 let cusparseZbsrilu02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrilu02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_analysis', 'dirA', 'i32', dirA);
@@ -141,7 +224,18 @@ export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t | null, di
 }
 let cusparseZbsrilu02_bufferSize$: Scratch | undefined;
 let cusparseZbsrilu02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrilu02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t | null): number {
   const s = (cusparseZbsrilu02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -161,7 +255,18 @@ export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
 }
 let cusparseZbsrilu02_bufferSizeExt$: Scratch | undefined;
 let cusparseZbsrilu02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrilu02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t | null): number {
   const s = (cusparseZbsrilu02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -180,7 +285,12 @@ export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   return s.size(0);
 }
 let cusparseZbsrilu02_numericBoost$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `bsrilu02Info_t`.
+ * @param enable_boost in `int`.
+ * @param tol in `double *`: address or host buffer, or null.
+ * @param boost_val in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_numericBoost', 'info', info, true) as typeof info;

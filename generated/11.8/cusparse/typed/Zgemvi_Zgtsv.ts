@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseZgemvi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnz in `int`.
+ * @param xVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param beta in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZgemvi', 'transA', 'i32', transA);
@@ -30,7 +44,13 @@ export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
 }
 let cusparseZgemvi_bufferSize$: Scratch | undefined;
 let cusparseZgemvi_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   const s = (cusparseZgemvi_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi_bufferSize', 'handle', handle, true) as typeof handle;
@@ -44,7 +64,18 @@ export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   return s.i32[0];
 }
 let cusparseZgpsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param dl in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param dw in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -62,7 +93,18 @@ export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param dw in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -81,7 +123,14 @@ export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseZgthr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgthr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgthr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param xVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseZgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZgthr', 'nnz', 'i32', nnz);
@@ -93,7 +142,14 @@ export function cusparseZgthr(handle: T.cusparseHandle_t | null, nnz: number, y:
   if (status !== 0) throw fail('cusparseZgthr', status);
 }
 let cusparseZgthrz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgthrz(cusparseHandle_t handle, int nnz, cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgthrz(cusparseHandle_t handle, int nnz, cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param xVal in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseZgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZgthrz', 'nnz', 'i32', nnz);
@@ -105,7 +161,16 @@ export function cusparseZgthrz(handle: T.cusparseHandle_t | null, nnz: number, y
   if (status !== 0) throw fail('cusparseZgthrz', status);
 }
 let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -121,7 +186,16 @@ export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseZgtsv2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2', 'm', 'i32', m);
@@ -24,7 +33,16 @@ export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseZgtsv2', status);
 }
 let cusparseZgtsv2StridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch', 'm', 'i32', m);
@@ -40,7 +58,16 @@ export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseZgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -58,7 +85,16 @@ export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
 }
 let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -75,7 +111,16 @@ export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   return s.size(0);
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot', 'm', 'i32', m);
@@ -91,7 +136,16 @@ export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseZgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -108,7 +162,16 @@ export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   return s.size(0);
 }
 let cusparseZnnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnzPerRowCol in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null. */
 export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZnnz', 'dirA', 'i32', dirA);
@@ -123,7 +186,15 @@ export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
   if (status !== 0) throw fail('cusparseZnnz', status);
 }
 let cusparseZnnz_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param descr in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzPerRow in `int *`: address or host buffer, or null.
+ * @param nnzC in `int *`: address or host buffer, or null.
+ * @param tol in `double2` by value. */
 export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZnnz_compress', 'm', 'i32', m);

@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseZsctr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZsctr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZsctr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param nnz in `int`.
+ * @param xVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseZsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZsctr', 'nnz', 'i32', nnz);

@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuDriverGetVersion$: Scratch | undefined;
 let cuDriverGetVersion$c: NativeFunction | undefined;
-/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 11.8 Returns `driverVersion`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `driverVersion`: out `int *`.
+ * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html). */
 export function cuDriverGetVersion(): number {
   const s = (cuDriverGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,7 +22,11 @@ export function cuDriverGetVersion(): number {
 }
 let cuEventCreate$: Scratch | undefined;
 let cuEventCreate$c: NativeFunction | undefined;
-/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 11.8 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `phEvent`: out `CUevent *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @see {@link cuda-ts/objects!Event.create | Event.create} (objects layer) */
 export function cuEventCreate(Flags: number): T.CUevent {
   const s = (cuEventCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -30,7 +36,9 @@ export function cuEventCreate(Flags: number): T.CUevent {
   return s.address(0) as T.CUevent;
 }
 let cuEventDestroy$c: NativeFunction | undefined;
-/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventDestroy(hEvent: T.CUevent | null): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventDestroy$c ??= binder.native('cuEventDestroy'))(hEvent);
@@ -38,7 +46,12 @@ export function cuEventDestroy(hEvent: T.CUevent | null): void {
 }
 let cuEventElapsedTime$: Scratch | undefined;
 let cuEventElapsedTime$c: NativeFunction | undefined;
-/** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 11.8 Returns `pMilliseconds`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStart in `CUevent`.
+ * @param hEnd in `CUevent`.
+ * @returns the value of `pMilliseconds`: out `float *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @see {@link cuda-ts/objects!Event#elapsedSince | Event.elapsedSince} (objects layer) */
 export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | null): number {
   const s = (cuEventElapsedTime$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -49,7 +62,10 @@ export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | n
   return s.f32[0];
 }
 let cuEventQuery$c: NativeFunction | undefined;
-/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @see {@link cuda-ts/objects!Event#query | Event.query} (objects layer) */
 export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventQuery', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventQuery$c ??= binder.native('cuEventQuery'))(hEvent);
@@ -57,7 +73,11 @@ export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
   return status;
 }
 let cuEventRecord$c: NativeFunction | undefined;
-/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hEvent in `CUevent`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @see {@link cuda-ts/objects!Event#record | Event.record} (objects layer) */
 export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | null): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecord', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecord', 'hStream', hStream, true) as typeof hStream;
@@ -65,7 +85,11 @@ export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | nu
   if (status !== 0) throw fail('cuEventRecord', status);
 }
 let cuEventRecordWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hEvent in `CUevent`.
+ * @param hStream in `CUstream`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
@@ -74,7 +98,10 @@ export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUst
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
 }
 let cuEventSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @see {@link cuda-ts/objects!Event#synchronize | Event.synchronize} (objects layer) */
 export function cuEventSynchronize(hEvent: T.CUevent | null): void {
   assertMayBlock('cuEventSynchronize');
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventSynchronize', 'hEvent', hEvent, true) as typeof hEvent;

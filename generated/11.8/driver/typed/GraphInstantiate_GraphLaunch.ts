@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphInstantiate$: Scratch | undefined;
 let cuGraphInstantiate$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)` · cuda.h · CUDA 11.8 Returns `phGraphExec`, `phErrorNode`, `logBuffer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param bufferSize in `size_t`.
+ * @returns `{ phGraphExec, phErrorNode, logBuffer }`: `phGraphExec`: out `CUgraphExec *`; `phErrorNode`: out `CUgraphNode *`; `logBuffer`: out text (`char *`, length `bufferSize`).
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiate(hGraph: T.CUgraph | null, bufferSize: T.Int64): { phGraphExec: T.CUgraphExec; phErrorNode: T.CUgraphNode; logBuffer: string } {
   const s = (cuGraphInstantiate$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -24,7 +28,12 @@ export function cuGraphInstantiate(hGraph: T.CUgraph | null, bufferSize: T.Int64
 }
 let cuGraphInstantiateWithFlags$: Scratch | undefined;
 let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 11.8 Returns `phGraphExec`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `phGraphExec`: out `CUgraphExec *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
   const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -35,7 +44,10 @@ export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.I
   return s.address(0) as T.CUgraphExec;
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `CUgraphNode`.
+ * @param src in `CUgraphNode`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
@@ -43,7 +55,11 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: 
   if (status !== 0) throw fail('cuGraphKernelNodeCopyAttributes', status);
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 11.8 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param attr in `CUkernelNodeAttrID`.
+ * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
@@ -53,7 +69,10 @@ export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr:
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_st`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(56);
@@ -62,7 +81,11 @@ export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_KERNEL_NODE_PARAMS_st>(records.CUDA_KERNEL_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param attr in `CUkernelNodeAttrID`.
+ * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
@@ -71,7 +94,10 @@ export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr:
   if (status !== 0) throw fail('cuGraphKernelNodeSetAttribute', status);
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_st(), nodeParams, false);
@@ -79,7 +105,11 @@ export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodePara
   if (status !== 0) throw fail('cuGraphKernelNodeSetParams', status);
 }
 let cuGraphLaunch$c: NativeFunction | undefined;
-/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphLaunch', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphLaunch', 'hStream', hStream, true) as typeof hStream;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuImportExternalMemory$: Scratch | undefined;
 let cuImportExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 11.8 Returns `extMem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
+ * @returns the value of `extMem_out`: out `CUexternalMemory *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   const s = (cuImportExternalMemory$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,7 +24,10 @@ export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HAN
 }
 let cuImportExternalSemaphore$: Scratch | undefined;
 let cuImportExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 11.8 Returns `extSem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
+ * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -31,21 +37,29 @@ export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHO
   return s.address(0) as T.CUexternalSemaphore;
 }
 let cuInit$c: NativeFunction | undefined;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 11.8 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `CUevent`.
+ * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
@@ -54,7 +68,10 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   return pHandle$;
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -64,7 +81,11 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
 }
 let cuIpcOpenEventHandle$: Scratch | undefined;
 let cuIpcOpenEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUipcEventHandle_st` by value.
+ * @returns the value of `phEvent`: out `CUevent *`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -75,7 +96,11 @@ export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
 }
 let cuIpcOpenMemHandle$: Scratch | undefined;
 let cuIpcOpenMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUipcMemHandle_st` by value.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pdptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
 let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Returns `dynamicSmemSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param numBlocks in `int`.
+ * @param blockSize in `int`.
+ * @returns the value of `dynamicSmemSize`: out `size_t *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -23,7 +28,13 @@ export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | nul
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -36,7 +47,13 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction |
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -50,7 +67,11 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUf
 }
 let cuOccupancyMaxActiveClusters$: Scratch | undefined;
 let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Returns `numClusters`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
+ * @returns the value of `numClusters`: out `int *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -62,7 +83,14 @@ export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: 
 }
 let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
+ * @param dynamicSMemSize in `size_t`.
+ * @param blockSizeLimit in `int`.
+ * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -77,7 +105,14 @@ export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, bloc
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
+ * @param dynamicSMemSize in `size_t`.
+ * @param blockSizeLimit in `int`.
+ * @param flags in `unsigned int`.
+ * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -93,7 +128,11 @@ export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | n
 }
 let cuOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Returns `clusterSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
+ * @returns the value of `clusterSize`: out `int *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -104,7 +143,11 @@ export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, co
   return s.i32[0];
 }
 let cuParamSetSize$c: NativeFunction | undefined;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param numbytes in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
@@ -112,7 +155,12 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param texunit in `int`.
+ * @param hTexRef in `CUtexref`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof texunit !== 'number' || (texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
@@ -121,7 +169,12 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
 let cuParamSetf$c: NativeFunction | undefined;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param value in `float`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
@@ -130,7 +183,12 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSetf', status);
 }
 let cuParamSeti$c: NativeFunction | undefined;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param value in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
@@ -139,7 +197,13 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSeti', status);
 }
 let cuParamSetv$c: NativeFunction | undefined;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param ptr in `void *`: address or host buffer, or null.
+ * @param numbytes in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);

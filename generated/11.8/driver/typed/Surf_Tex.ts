@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuSurfObjectCreate$: Scratch | undefined;
 let cuSurfObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 11.8 Returns `pSurfObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
+ * @returns the value of `pSurfObject`: out `CUsurfObject *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html).
+ * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   const s = (cuSurfObjectCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,14 +24,19 @@ export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Arra
   return s.u64[0];
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `CUsurfObject`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `CUsurfObject`.
+ * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
@@ -37,7 +46,11 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
 }
 let cuSurfRefGetArray$: Scratch | undefined;
 let cuSurfRefGetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 11.8 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hSurfRef in `CUsurfref`.
+ * @returns the value of `phArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   const s = (cuSurfRefGetArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -47,7 +60,12 @@ export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   return s.address(0) as T.CUarray;
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hSurfRef in `CUsurfref`.
+ * @param hArray in `CUarray`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
@@ -57,7 +75,13 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarra
 }
 let cuTexObjectCreate$: Scratch | undefined;
 let cuTexObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 11.8 Returns `pTexObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
+ * @param pTexDesc in `const CUDA_TEXTURE_DESC *`: a `CUDA_TEXTURE_DESC_st` object or its bytes.
+ * @param pResViewDesc in `const CUDA_RESOURCE_VIEW_DESC *`: a `CUDA_RESOURCE_VIEW_DESC_st` object or its bytes.
+ * @returns the value of `pTexObject`: out `CUtexObject *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html).
+ * @see {@link cuda-ts/objects!TextureObject.create | TextureObject.create} (objects layer) */
 export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array, pTexDesc: T.CUDA_TEXTURE_DESC_st | Uint8Array, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | Uint8Array): bigint {
   const s = (cuTexObjectCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -69,14 +93,19 @@ export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array
   return s.u64[0];
 }
 let cuTexObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `CUtexObject`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectDestroy(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
   const status = (cuTexObjectDestroy$c ??= binder.native('cuTexObjectDestroy'))(texObject);
   if (status !== 0) throw fail('cuTexObjectDestroy', status);
 }
 let cuTexObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `CUtexObject`.
+ * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceDesc', 'texObject', texObject, false);
@@ -85,7 +114,10 @@ export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuTexObjectGetResourceViewDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Returns `pResViewDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `CUtexObject`.
+ * @returns the value of `pResViewDesc`: out `CUDA_RESOURCE_VIEW_DESC_st`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOURCE_VIEW_DESC_st {
   const pResViewDesc$ = new Uint8Array(112);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceViewDesc', 'texObject', texObject, false);
@@ -94,7 +126,10 @@ export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOU
   return decodeRecord<T.CUDA_RESOURCE_VIEW_DESC_st>(records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc$);
 }
 let cuTexObjectGetTextureDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Returns `pTexDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `CUtexObject`.
+ * @returns the value of `pTexDesc`: out `CUDA_TEXTURE_DESC_st`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DESC_st {
   const pTexDesc$ = new Uint8Array(104);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetTextureDesc', 'texObject', texObject, false);
@@ -104,7 +139,10 @@ export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DE
 }
 let cuTexRefCreate$: Scratch | undefined;
 let cuTexRefCreate$c: NativeFunction | undefined;
-/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 11.8 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pTexRef`: out `CUtexref *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefCreate(): T.CUtexref {
   const s = (cuTexRefCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -113,7 +151,10 @@ export function cuTexRefCreate(): T.CUtexref {
   return s.address(0) as T.CUtexref;
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefDestroy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefDestroy$c ??= binder.native('cuTexRefDestroy'))(hTexRef);
@@ -121,7 +162,11 @@ export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
 }
 let cuTexRefGetAddress$: Scratch | undefined;
 let cuTexRefGetAddress$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pdptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
   const s = (cuTexRefGetAddress$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -132,7 +177,12 @@ export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
 }
 let cuTexRefGetAddressMode$: Scratch | undefined;
 let cuTexRefGetAddressMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 11.8 Returns `pam`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param dim in `int`.
+ * @returns the value of `pam`: out `CUaddress_mode *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number): T.CUaddress_mode {
   const s = (cuTexRefGetAddressMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -144,7 +194,11 @@ export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number):
 }
 let cuTexRefGetArray$: Scratch | undefined;
 let cuTexRefGetArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `phArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
   const s = (cuTexRefGetArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -153,20 +207,26 @@ export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
   if (status !== 0) throw fail('cuTexRefGetArray', status);
   return s.address(0) as T.CUarray;
 }
-let cuTexRefGetBorderColor$: Scratch | undefined;
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pBorderColor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): number {
-  const s = (cuTexRefGetBorderColor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pBorderColor`: out array of `f32`, `4` long.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
+export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetBorderColor$c ??= binder.native('cuTexRefGetBorderColor'))(s.slot(0), hTexRef);
+  const pBorderColor$ = new Float32Array(Math.max(1, 4));
+  const status = (cuTexRefGetBorderColor$c ??= binder.native('cuTexRefGetBorderColor'))(pBorderColor$, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetBorderColor', status);
-  return s.f32[0];
+  return pBorderColor$.slice(0, 4);
 }
 let cuTexRefGetFilterMode$: Scratch | undefined;
 let cuTexRefGetFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pfm`: out `CUfilter_mode *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetFilterMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -177,7 +237,11 @@ export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mo
 }
 let cuTexRefGetFlags$: Scratch | undefined;
 let cuTexRefGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pFlags`: out `unsigned int *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -188,7 +252,11 @@ export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
 }
 let cuTexRefGetFormat$: Scratch | undefined;
 let cuTexRefGetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pFormat`, `pNumChannels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns `{ pFormat, pNumChannels }`: `pFormat`: out `CUarray_format *`; `pNumChannels`: out `int *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUarray_format; pNumChannels: number } {
   const s = (cuTexRefGetFormat$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -200,7 +268,11 @@ export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUar
 }
 let cuTexRefGetMaxAnisotropy$: Scratch | undefined;
 let cuTexRefGetMaxAnisotropy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pmaxAniso`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pmaxAniso`: out `int *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetMaxAnisotropy$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -211,7 +283,11 @@ export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
 }
 let cuTexRefGetMipmapFilterMode$: Scratch | undefined;
 let cuTexRefGetMipmapFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pfm`: out `CUfilter_mode *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetMipmapFilterMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -222,7 +298,11 @@ export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfil
 }
 let cuTexRefGetMipmapLevelBias$: Scratch | undefined;
 let cuTexRefGetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pbias`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `pbias`: out `float *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetMipmapLevelBias$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -233,7 +313,11 @@ export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
 }
 let cuTexRefGetMipmapLevelClamp$: Scratch | undefined;
 let cuTexRefGetMipmapLevelClamp$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `pminMipmapLevelClamp`, `pmaxMipmapLevelClamp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns `{ pminMipmapLevelClamp, pmaxMipmapLevelClamp }`: `pminMipmapLevelClamp`: out `float *`; `pmaxMipmapLevelClamp`: out `float *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
   const s = (cuTexRefGetMipmapLevelClamp$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -245,7 +329,11 @@ export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminM
 }
 let cuTexRefGetMipmappedArray$: Scratch | undefined;
 let cuTexRefGetMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Returns `phMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @returns the value of `phMipmappedArray`: out `CUmipmappedArray *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipmappedArray {
   const s = (cuTexRefGetMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -256,7 +344,13 @@ export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipma
 }
 let cuTexRefSetAddress$: Scratch | undefined;
 let cuTexRefSetAddress$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 11.8 Returns `ByteOffset`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param dptr in `CUdeviceptr`.
+ * @param bytes in `size_t`.
+ * @returns the value of `ByteOffset`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdeviceptr, bytes: T.Int64): number {
   const s = (cuTexRefSetAddress$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -268,7 +362,13 @@ export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdevicep
   return s.size(0);
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param desc in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
+ * @param dptr in `CUdeviceptr`.
+ * @param Pitch in `size_t`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress2D', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const desc$ = recordArg('cuTexRefSetAddress2D', 'desc', records.CUDA_ARRAY_DESCRIPTOR_st(), desc, false);
@@ -278,7 +378,12 @@ export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_AR
   if (status !== 0) throw fail('cuTexRefSetAddress2D', status);
 }
 let cuTexRefSetAddressMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param dim in `int`.
+ * @param am in `CUaddress_mode`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefSetAddressMode', 'dim', 'i32', dim);
@@ -287,7 +392,12 @@ export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, 
   if (status !== 0) throw fail('cuTexRefSetAddressMode', status);
 }
 let cuTexRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param hArray in `CUarray`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuTexRefSetArray', 'hArray', hArray, true) as typeof hArray;
@@ -296,7 +406,11 @@ export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray |
   if (status !== 0) throw fail('cuTexRefSetArray', status);
 }
 let cuTexRefSetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param pBorderColor in array of `f32`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor: readonly (number)[] | Float32Array): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const pBorderColor$ = scalarArrayArg('cuTexRefSetBorderColor', 'pBorderColor', 'f32', pBorderColor, false);
@@ -304,7 +418,11 @@ export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor:
   if (status !== 0) throw fail('cuTexRefSetBorderColor', status);
 }
 let cuTexRefSetFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param fm in `CUfilter_mode`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetFilterMode', 'fm', 'i32', fm);
@@ -312,7 +430,11 @@ export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter
   if (status !== 0) throw fail('cuTexRefSetFilterMode', status);
 }
 let cuTexRefSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetFlags', 'Flags', 'u32', Flags);
@@ -320,7 +442,12 @@ export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): voi
   if (status !== 0) throw fail('cuTexRefSetFlags', status);
 }
 let cuTexRefSetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param fmt in `CUarray_format`.
+ * @param NumPackedComponents in `int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fmt !== 'number' || (fmt | 0) !== fmt) throw intError('cuTexRefSetFormat', 'fmt', 'i32', fmt);
@@ -329,7 +456,11 @@ export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_for
   if (status !== 0) throw fail('cuTexRefSetFormat', status);
 }
 let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param maxAniso in `unsigned int`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof maxAniso !== 'number' || (maxAniso >>> 0) !== maxAniso) throw intError('cuTexRefSetMaxAnisotropy', 'maxAniso', 'u32', maxAniso);
@@ -337,7 +468,11 @@ export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: n
   if (status !== 0) throw fail('cuTexRefSetMaxAnisotropy', status);
 }
 let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param fm in `CUfilter_mode`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetMipmapFilterMode', 'fm', 'i32', fm);
@@ -345,7 +480,11 @@ export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CU
   if (status !== 0) throw fail('cuTexRefSetMipmapFilterMode', status);
 }
 let cuTexRefSetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param bias in `float`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof bias !== 'number') throw argError('cuTexRefSetMipmapLevelBias', 'bias', 'a number', bias);
@@ -353,7 +492,12 @@ export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: num
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelBias', status);
 }
 let cuTexRefSetMipmapLevelClamp$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param minMipmapLevelClamp in `float`.
+ * @param maxMipmapLevelClamp in `float`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof minMipmapLevelClamp !== 'number') throw argError('cuTexRefSetMipmapLevelClamp', 'minMipmapLevelClamp', 'a number', minMipmapLevelClamp);
@@ -362,7 +506,12 @@ export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipma
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelClamp', status);
 }
 let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hTexRef in `CUtexref`.
+ * @param hMipmappedArray in `CUmipmappedArray`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuTexRefSetMipmappedArray', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetDynamicPstatesInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 11.8 Returns `pDynamicPstatesInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pDynamicPstatesInfo`: out `nvmlGpuDynamicPstatesInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): T.nvmlGpuDynamicPstatesInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
   const pDynamicPstatesInfo$ = new Uint8Array(132);
@@ -19,7 +22,10 @@ export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetEccMode$: Scratch | undefined;
 let nvmlDeviceGetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 11.8 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ current, pending }`: `current`: out `nvmlEnableState_t *`; `pending`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetEccMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
@@ -31,7 +37,11 @@ export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: 
 }
 let nvmlDeviceGetEncoderCapacity$: Scratch | undefined;
 let nvmlDeviceGetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 11.8 Returns `encoderCapacity`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param encoderQueryType in `nvmlEncoderType_t`.
+ * @returns the value of `encoderCapacity`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
   const s = (nvmlDeviceGetEncoderCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
@@ -43,7 +53,10 @@ export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, enco
 }
 let nvmlDeviceGetEncoderSessions$: Scratch | undefined;
 let nvmlDeviceGetEncoderSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 11.8 Returns `sessionInfos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `sessionInfos`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
   const s = (nvmlDeviceGetEncoderSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
@@ -62,7 +75,10 @@ export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.n
 }
 let nvmlDeviceGetEncoderStats$: Scratch | undefined;
 let nvmlDeviceGetEncoderStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 11.8 Returns `sessionCount`, `averageFps`, `averageLatency`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
   const s = (nvmlDeviceGetEncoderStats$ ??= new Scratch(3));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
@@ -75,7 +91,10 @@ export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sess
 }
 let nvmlDeviceGetEncoderUtilization$: Scratch | undefined;
 let nvmlDeviceGetEncoderUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 11.8 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetEncoderUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
@@ -87,7 +106,10 @@ export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetEnforcedPowerLimit$: Scratch | undefined;
 let nvmlDeviceGetEnforcedPowerLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 11.8 Returns `limit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `limit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetEnforcedPowerLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
@@ -98,7 +120,10 @@ export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetFBCSessions$: Scratch | undefined;
 let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
@@ -116,7 +141,10 @@ export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlF
   return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 11.8 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);

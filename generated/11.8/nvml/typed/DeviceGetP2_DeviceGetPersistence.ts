@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetP2PStatus$: Scratch | undefined;
 let nvmlDeviceGetP2PStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 11.8 Returns `p2pStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @param p2pIndex in `nvmlGpuP2PCapsIndex_t`.
+ * @returns the value of `p2pStatus`: out `nvmlGpuP2PStatus_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
   const s = (nvmlDeviceGetP2PStatus$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
@@ -22,7 +27,10 @@ export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: 
   return s.i32[0] as T.nvmlGpuP2PStatus_t;
 }
 let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pci`: out `nvmlPciInfo_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
@@ -32,7 +40,10 @@ export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciIn
 }
 let nvmlDeviceGetPcieLinkMaxSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 11.8 Returns `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `maxSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
@@ -43,7 +54,10 @@ export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): nu
 }
 let nvmlDeviceGetPcieReplayCounter$: Scratch | undefined;
 let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 11.8 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `value`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
@@ -54,7 +68,10 @@ export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): n
 }
 let nvmlDeviceGetPcieSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 11.8 Returns `pcieSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pcieSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
@@ -65,7 +82,11 @@ export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetPcieThroughput$: Scratch | undefined;
 let nvmlDeviceGetPcieThroughput$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 11.8 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param counter in `nvmlPcieUtilCounter_t`.
+ * @returns the value of `value`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
@@ -77,7 +98,10 @@ export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, count
 }
 let nvmlDeviceGetPerformanceState$: Scratch | undefined;
 let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 11.8 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pState`: out `nvmlPstates_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
@@ -88,7 +112,10 @@ export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.
 }
 let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
 let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;

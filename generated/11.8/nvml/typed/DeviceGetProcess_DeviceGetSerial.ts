@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 11.8 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns the value of `utilization`: out array of `struct nvmlProcessUtilizationSample_st`: its length asked first through `processSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
@@ -30,7 +34,10 @@ export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, l
 }
 let nvmlDeviceGetRemappedRows$: Scratch | undefined;
 let nvmlDeviceGetRemappedRows$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 11.8 Returns `corrRows`, `uncRows`, `isPending`, `failureOccurred`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ corrRows, uncRows, isPending, failureOccurred }`: `corrRows`: out `unsigned int *`; `uncRows`: out `unsigned int *`; `isPending`: out `unsigned int *`; `failureOccurred`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
   const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(4));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
@@ -44,7 +51,11 @@ export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corr
 }
 let nvmlDeviceGetRetiredPages$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 11.8 Returns `addresses`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cause in `nvmlPageRetirementCause_t`.
+ * @returns the value of `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
@@ -64,7 +75,10 @@ export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: 
 }
 let nvmlDeviceGetRetiredPagesPendingStatus$: Scratch | undefined;
 let nvmlDeviceGetRetiredPagesPendingStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 11.8 Returns `isPending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isPending`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetRetiredPagesPendingStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
@@ -75,7 +89,11 @@ export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | 
 }
 let nvmlDeviceGetRetiredPages_v2$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 11.8 Returns `addresses`, `timestamps`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cause in `nvmlPageRetirementCause_t`.
+ * @returns `{ addresses, timestamps }`: `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair); `timestamps`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
@@ -95,7 +113,10 @@ export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, caus
   return { addresses: addresses$.slice(0, n), timestamps: timestamps$.slice(0, n) };
 }
 let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 11.8 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
@@ -105,7 +126,12 @@ export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetSamples$: Scratch | undefined;
 let nvmlDeviceGetSamples$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 11.8 Returns `sampleValType`, `samples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param type in `nvmlSamplingType_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns `{ sampleValType, samples }`: `sampleValType`: out `nvmlValueType_t *`; `samples`: out array of `struct nvmlSample_st`: its length asked first through `sampleCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
   const s = (nvmlDeviceGetSamples$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
@@ -126,7 +152,11 @@ export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvml
   return { sampleValType: s.i32[0] as T.nvmlValueType_t, samples: decodeRecords<T.nvmlSample_st>(records.nvmlSample_st(), samples$, n) };
 }
 let nvmlDeviceGetSerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 11.8 Returns `serial`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `serial`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetSupportedClocksThrottleReasons$: Scratch | undefined;
 let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Returns `supportedClocksThrottleReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
@@ -21,7 +24,10 @@ export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice
 }
 let nvmlDeviceGetSupportedEventTypes$: Scratch | undefined;
 let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Returns `eventTypes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `eventTypes`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
@@ -32,7 +38,11 @@ export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null):
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param memoryClockMHz in `unsigned int`.
+ * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
   const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
@@ -52,7 +62,10 @@ export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetSupportedMemoryClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
@@ -70,16 +83,24 @@ export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null
   return clocksMHz$.slice(0, n);
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pstates in `nvmlPstates_t *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   const status = (nvmlDeviceGetSupportedPerformanceStates$c ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
 let nvmlDeviceGetSupportedPowerModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPowerModes(nvmlDevice_t device, unsigned int *supportedPowerModes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedPowerModes(nvmlDevice_t device, unsigned int *supportedPowerModes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param supportedPowerModes in `unsigned int *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, supportedPowerModes: T.Pointer): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPowerModes', 'device', device, true) as typeof device;
   pointerArg('nvmlDeviceGetSupportedPowerModes', 'supportedPowerModes', supportedPowerModes, true);
@@ -88,7 +109,10 @@ export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetSupportedVgpus$: Scratch | undefined;
 let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Returns `vgpuTypeIds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
@@ -107,7 +131,11 @@ export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint
 }
 let nvmlDeviceGetTargetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 11.8 Returns `targetSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `targetSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;

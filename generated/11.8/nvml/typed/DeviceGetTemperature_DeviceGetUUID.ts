@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetTemperature$: Scratch | undefined;
 let nvmlDeviceGetTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 11.8 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param sensorType in `nvmlTemperatureSensors_t`.
+ * @returns the value of `temp`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
   const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
@@ -22,7 +26,11 @@ export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorTy
 }
 let nvmlDeviceGetTemperatureThreshold$: Scratch | undefined;
 let nvmlDeviceGetTemperatureThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 11.8 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param thresholdType in `nvmlTemperatureThresholds_t`.
+ * @returns the value of `temp`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
@@ -33,7 +41,11 @@ export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null,
   return s.u32[0];
 }
 let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 11.8 Returns `pThermalSettings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param sensorIndex in `unsigned int`.
+ * @returns the value of `pThermalSettings`: out `nvmlGpuThermalSettings_t`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
   if (typeof sensorIndex !== 'number' || (sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
@@ -44,7 +56,11 @@ export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sens
 }
 let nvmlDeviceGetTopologyCommonAncestor$: Scratch | undefined;
 let nvmlDeviceGetTopologyCommonAncestor$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 11.8 Returns `pathInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @returns the value of `pathInfo`: out `nvmlGpuTopologyLevel_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
   const s = (nvmlDeviceGetTopologyCommonAncestor$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
@@ -56,7 +72,11 @@ export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetTopologyNearestGpus$: Scratch | undefined;
 let nvmlDeviceGetTopologyNearestGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param level in `nvmlGpuTopologyLevel_t`.
+ * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
   const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
@@ -76,7 +96,12 @@ export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetTotalEccErrors$: Scratch | undefined;
 let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 11.8 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param errorType in `nvmlMemoryErrorType_t`.
+ * @param counterType in `nvmlEccCounterType_t`.
+ * @returns the value of `eccCounts`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
   const s = (nvmlDeviceGetTotalEccErrors$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
@@ -89,7 +114,10 @@ export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, error
 }
 let nvmlDeviceGetTotalEnergyConsumption$: Scratch | undefined;
 let nvmlDeviceGetTotalEnergyConsumption$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 11.8 Returns `energy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `energy`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetTotalEnergyConsumption$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
@@ -99,7 +127,11 @@ export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | nul
   return s.u64[0];
 }
 let nvmlDeviceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 11.8 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `uuid`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 11.8 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `utilization`: out `nvmlUtilization_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
@@ -18,7 +21,11 @@ export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.
   return decodeRecord<T.nvmlUtilization_st>(records.nvmlUtilization_st(), utilization$);
 }
 let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
@@ -29,7 +36,11 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length:
 }
 let nvmlDeviceGetVgpuMetadata$: Scratch | undefined;
 let nvmlDeviceGetVgpuMetadata$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 11.8 Returns `pgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
+ * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
   const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
@@ -42,7 +53,11 @@ export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferS
 }
 let nvmlDeviceGetVgpuProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Returns `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
@@ -62,7 +77,11 @@ export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetVgpuUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Returns `sampleValType`, `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
   const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
@@ -82,7 +101,11 @@ export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, last
   return { sampleValType: s.i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
 }
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 11.8 Returns `violTime`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param perfPolicyType in `nvmlPerfPolicyType_t`.
+ * @returns the value of `violTime`: out `nvmlViolationTime_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
@@ -93,7 +116,10 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
 }
 let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
 let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 11.8 Returns `pVirtualMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
@@ -104,7 +130,10 @@ export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 11.8 Returns `isMigDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isMigDevice`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @param newState in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -18,7 +21,11 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
 }
 let nvmlDeviceOnSameBoard$: Scratch | undefined;
 let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 11.8 Returns `onSameBoard`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @returns the value of `onSameBoard`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
@@ -30,7 +37,10 @@ export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T
 }
 let nvmlDeviceQueryDrainState$: Scratch | undefined;
 let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 11.8 Returns `currentState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @returns the value of `currentState`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
   const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
@@ -40,7 +50,11 @@ export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param eventTypes in `unsigned long long`.
+ * @param set in `nvmlEventSet_t`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
   if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
@@ -49,7 +63,11 @@ export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTyp
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }
 let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @param gpuState in `nvmlDetachGpuState_t`.
+ * @param linkState in `nvmlPcieLinkState_t`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
@@ -58,28 +76,37 @@ export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuS
   if (status !== 0) throw fail('nvmlDeviceRemoveGpu', status);
 }
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
 let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
@@ -87,7 +114,11 @@ export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
 }
 let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);

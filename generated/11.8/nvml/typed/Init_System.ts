@@ -9,34 +9,42 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
   const vgpuVersion$ = recordArg('nvmlSetVgpuVersion', 'vgpuVersion', records.nvmlVgpuVersion_st(), vgpuVersion, false);
   const status = (nvmlSetVgpuVersion$c ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion$);
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemGetCudaDriverVersion$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `cudaDriverVersion`: out `int *`.
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -46,7 +54,9 @@ export function nvmlSystemGetCudaDriverVersion(): number {
 }
 let nvmlSystemGetCudaDriverVersion_v2$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `cudaDriverVersion`: out `int *`.
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -55,7 +65,10 @@ export function nvmlSystemGetCudaDriverVersion_v2(): number {
   return s.i32[0];
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'length', length)));
@@ -65,7 +78,9 @@ export function nvmlSystemGetDriverVersion(length: number): string {
 }
 let nvmlSystemGetHicVersion$: Scratch | undefined;
 let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 11.8 Returns `hwbcEntries`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
   s.u64[0] = 0n; s.u32[0] = 0;
@@ -82,7 +97,10 @@ export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   return decodeRecords<T.nvmlHwbcEntry_st>(records.nvmlHwbcEntry_st(), hwbcEntries$, n);
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'length', length)));
@@ -91,7 +109,11 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `unsigned int`.
+ * @param length in `unsigned int`.
+ * @returns the value of `name`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
@@ -102,7 +124,10 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
 }
 let nvmlSystemGetTopologyGpuSet$: Scratch | undefined;
 let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cpuNumber in `unsigned int`.
+ * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
   if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);

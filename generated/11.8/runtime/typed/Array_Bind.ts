@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaArrayGetInfo$: Scratch | undefined;
 let cudaArrayGetInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Returns `desc`, `extent`, `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
   const s = (cudaArrayGetInfo$ ??= new Scratch(1));
   const desc$ = new Uint8Array(20);
@@ -22,7 +25,11 @@ export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaCha
   return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `memoryRequirements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @param device in `int`.
+ * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -33,7 +40,11 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
 }
 let cudaArrayGetPlane$: Scratch | undefined;
 let cudaArrayGetPlane$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Returns `pPlaneArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `cudaArray_t`.
+ * @param planeIdx in `unsigned int`.
+ * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,7 +55,10 @@ export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number
   return s.address(0) as T.cudaArray_t;
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Returns `sparseProperties`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
@@ -53,7 +67,12 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
 let cudaBindSurfaceToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfref in `const struct surfaceReference *`: a `surfaceReference` object or its bytes.
+ * @param array in `cudaArray_const_t`.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const surfref$ = recordArg('cudaBindSurfaceToArray', 'surfref', records.surfaceReference(), surfref, false);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaBindSurfaceToArray', 'array', array, true) as typeof array;
@@ -63,11 +82,19 @@ export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array,
 }
 let cudaBindTexture$: Scratch | undefined;
 let cudaBindTexture$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Returns `offset`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @param devPtr in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param size in `size_t`.
+ * @returns the value of `offset`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, size: T.Int64): number {
   const s = (cudaBindTexture$ ??= new Scratch(1));
   s.u64[0] = 0n;
   const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
   pointerArg('cudaBindTexture', 'devPtr', devPtr, true, size);
   const desc$ = recordArg('cudaBindTexture', 'desc', records.cudaChannelFormatDesc(), desc, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
@@ -77,7 +104,16 @@ export function cudaBindTexture(texref: T.textureReference | Uint8Array, devPtr:
 }
 let cudaBindTexture2D$: Scratch | undefined;
 let cudaBindTexture2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)` · cuda_runtime_api.h · CUDA 11.8 Returns `offset`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @param devPtr in `const void *`: address or host buffer, or null.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param pitch in `size_t`.
+ * @returns the value of `offset`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture2D(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, pitch: T.Int64): number {
   const s = (cudaBindTexture2D$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -92,7 +128,12 @@ export function cudaBindTexture2D(texref: T.textureReference | Uint8Array, devPt
   return s.size(0);
 }
 let cudaBindTextureToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @param array in `cudaArray_const_t`.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToArray', 'texref', records.textureReference(), texref, false);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaBindTextureToArray', 'array', array, true) as typeof array;
@@ -101,7 +142,12 @@ export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, 
   if (status !== 0) throw fail('cudaBindTextureToArray', status);
 }
 let cudaBindTextureToMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTextureToMipmappedArray(const struct textureReference *texref, cudaMipmappedArray_const_t mipmappedArray, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaBindTextureToMipmappedArray(const struct textureReference *texref, cudaMipmappedArray_const_t mipmappedArray, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @param mipmappedArray in `cudaMipmappedArray_const_t`.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToMipmappedArray(texref: T.textureReference | Uint8Array, mipmappedArray: T.cudaMipmappedArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToMipmappedArray', 'texref', records.textureReference(), texref, false);
   if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaBindTextureToMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaDeviceCanAccessPeer$: Scratch | undefined;
 let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Returns `canAccessPeer`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param peerDevice in `int`.
+ * @returns the value of `canAccessPeer`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,14 +25,19 @@ export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): num
   return s.i32[0];
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerDevice in `int`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceDisablePeerAccess$c ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
   if (status !== 0) throw fail('cudaDeviceDisablePeerAccess', status);
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerDevice in `int`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
@@ -36,7 +45,10 @@ export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): v
   if (status !== 0) throw fail('cudaDeviceEnablePeerAccess', status);
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`.
+ * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
   if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
@@ -45,7 +57,11 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
 }
 let cudaDeviceGetAttribute$: Scratch | undefined;
 let cudaDeviceGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `enum cudaDeviceAttr`.
+ * @param device in `int`.
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -57,7 +73,10 @@ export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): 
 }
 let cudaDeviceGetByPCIBusId$: Scratch | undefined;
 let cudaDeviceGetByPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 11.8 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciBusId in string (`const char *`).
+ * @returns the value of `device`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cudaDeviceGetByPCIBusId$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -68,7 +87,9 @@ export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
 }
 let cudaDeviceGetCacheConfig$: Scratch | undefined;
 let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Returns `pCacheConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -78,7 +99,10 @@ export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
 }
 let cudaDeviceGetDefaultMemPool$: Scratch | undefined;
 let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `memPool`: out `cudaMemPool_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -88,7 +112,11 @@ export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param attr in `enum cudaGraphMemAttributeType`.
+ * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType): bigint {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
@@ -100,7 +128,10 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
 }
 let cudaDeviceGetLimit$: Scratch | undefined;
 let cudaDeviceGetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Returns `pValue`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @returns the value of `pValue`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -111,7 +142,10 @@ export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
 }
 let cudaDeviceGetMemPool$: Scratch | undefined;
 let cudaDeviceGetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `memPool`: out `cudaMemPool_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -121,7 +155,11 @@ export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nvSciSyncAttrList in `void *`: address or host buffer, or null.
+ * @param device in `int`.
+ * @param flags in `int`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
@@ -131,7 +169,12 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
 }
 let cudaDeviceGetP2PAttribute$: Scratch | undefined;
 let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 11.8 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `enum cudaDeviceP2PAttr`.
+ * @param srcDevice in `int`.
+ * @param dstDevice in `int`.
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -143,7 +186,11 @@ export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: 
   return s.i32[0];
 }
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `pciBusId`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`.
+ * @param device in `int`.
+ * @returns the value of `pciBusId`: out text (`char *`, length `len`).
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
@@ -154,7 +201,9 @@ export function cudaDeviceGetPCIBusId(len: number, device: number): string {
 }
 let cudaDeviceGetSharedMemConfig$: Scratch | undefined;
 let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 11.8 Returns `pConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pConfig`: out `enum cudaSharedMemConfig *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -164,7 +213,9 @@ export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
 }
 let cudaDeviceGetStreamPriorityRange$: Scratch | undefined;
 let cudaDeviceGetStreamPriorityRange$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 11.8 Returns `leastPriority`, `greatestPriority`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -175,7 +226,11 @@ export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; gre
 }
 let cudaDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
 let cudaDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `maxWidthInElements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param device in `int`.
+ * @returns the value of `maxWidthInElements`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
   const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -186,28 +241,37 @@ export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelForma
   return s.size(0);
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceReset(): void {
   assertMayBlock('cudaDeviceReset');
   const status = (cudaDeviceReset$c ??= binder.native('cudaDeviceReset'))();
   if (status !== 0) throw fail('cudaDeviceReset', status);
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cacheConfig in `enum cudaFuncCache`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaDeviceSetCacheConfig$c ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaDeviceSetCacheConfig', status);
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param attr in `enum cudaGraphMemAttributeType`.
+ * @param value in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: bigint): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
@@ -217,7 +281,10 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @param value in `size_t`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
@@ -225,7 +292,10 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param memPool in `cudaMemPool_t`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
@@ -233,14 +303,17 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `enum cudaSharedMemConfig`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaDeviceSetSharedMemConfig$c ??= binder.native('cudaDeviceSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
 let cudaDeviceSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSynchronize(): void {
   assertMayBlock('cudaDeviceSynchronize');
   const status = (cudaDeviceSynchronize$c ??= binder.native('cudaDeviceSynchronize'))();

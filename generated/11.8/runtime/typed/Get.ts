@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaGetChannelDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 11.8 Returns `desc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_const_t`.
+ * @returns the value of `desc`: out `cudaChannelFormatDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
   const desc$ = new Uint8Array(20);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
@@ -19,7 +22,9 @@ export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaCha
 }
 let cudaGetDevice$: Scratch | undefined;
 let cudaGetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 11.8 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `device`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -29,7 +34,9 @@ export function cudaGetDevice(): number {
 }
 let cudaGetDeviceCount$: Scratch | undefined;
 let cudaGetDeviceCount$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 11.8 Returns `count`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `count`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -39,7 +46,9 @@ export function cudaGetDeviceCount(): number {
 }
 let cudaGetDeviceFlags$: Scratch | undefined;
 let cudaGetDeviceFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `flags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -48,7 +57,10 @@ export function cudaGetDeviceFlags(): number {
   return s.u32[0];
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 11.8 Returns `prop`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `prop`: out `cudaDeviceProp`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   const prop$ = new Uint8Array(728);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
@@ -58,7 +70,11 @@ export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
 }
 let cudaGetDriverEntryPoint$: Scratch | undefined;
 let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `funcPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in string (`const char *`).
+ * @param flags in `unsigned long long`.
+ * @returns the value of `funcPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): number {
   const s = (cudaGetDriverEntryPoint$ ??= new Scratch(1));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
@@ -69,14 +85,20 @@ export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): number 
   return s.address(0);
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 11.8 */
+/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 11.8
+ * @param error in `cudaError_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
   const result = (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
   return result;
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 11.8 */
+/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 11.8
+ * @param error in `cudaError_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
   const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
@@ -84,7 +106,9 @@ export function cudaGetErrorString(error: T.cudaError_t): string | null {
 }
 let cudaGetExportTable$: Scratch | undefined;
 let cudaGetExportTable$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 11.8 Returns `ppExportTable`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pExportTableId in `const cudaUUID_t *`: a `CUuuid_st` object or its bytes.
+ * @returns the value of `ppExportTable`: out `const void **`. */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cudaGetExportTable$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -95,7 +119,10 @@ export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): nu
 }
 let cudaGetFuncBySymbol$: Scratch | undefined;
 let cudaGetFuncBySymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 11.8 Returns `functionPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbolPtr in `const void *`: address or host buffer, or null.
+ * @returns the value of `functionPtr`: out `cudaFunction_t *`.
+ * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -105,14 +132,19 @@ export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   return s.address(0) as T.cudaFunction_t;
 }
 let cudaGetLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetLastError(): void {
   const status = (cudaGetLastError$c ??= binder.native('cudaGetLastError'))();
   if (status !== 0) throw fail('cudaGetLastError', status);
 }
 let cudaGetMipmappedArrayLevel$: Scratch | undefined;
 let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 11.8 Returns `levelArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmappedArray in `cudaMipmappedArray_const_t`.
+ * @param level in `unsigned int`.
+ * @returns the value of `levelArray`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -123,7 +155,10 @@ export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_
   return s.address(0) as T.cudaArray_t;
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `cudaSurfaceObject_t`.
+ * @returns the value of `pResDesc`: out `cudaResourceDesc`.
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(64);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
@@ -132,7 +167,11 @@ export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaRes
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetSurfaceReference$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSurfaceReference(const struct surfaceReference **surfref, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSurfaceReference(const struct surfaceReference **surfref, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfref in `const struct surfaceReference **`: address or host buffer, or null.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaGetSurfaceReference(surfref: T.Pointer, symbol: T.Pointer): void {
   pointerArg('cudaGetSurfaceReference', 'surfref', surfref, true);
   pointerArg('cudaGetSurfaceReference', 'symbol', symbol, true);
@@ -141,7 +180,10 @@ export function cudaGetSurfaceReference(surfref: T.Pointer, symbol: T.Pointer): 
 }
 let cudaGetSymbolAddress$: Scratch | undefined;
 let cudaGetSymbolAddress$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -152,7 +194,10 @@ export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
 }
 let cudaGetSymbolSize$: Scratch | undefined;
 let cudaGetSymbolSize$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Returns `size`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   const s = (cudaGetSymbolSize$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -163,7 +208,11 @@ export function cudaGetSymbolSize(symbol: T.Pointer): number {
 }
 let cudaGetTextureAlignmentOffset$: Scratch | undefined;
 let cudaGetTextureAlignmentOffset$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureAlignmentOffset(size_t *offset, const struct textureReference *texref)` · cuda_runtime_api.h · CUDA 11.8 Returns `offset`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureAlignmentOffset(size_t *offset, const struct textureReference *texref)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @returns the value of `offset`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaGetTextureAlignmentOffset(texref: T.textureReference | Uint8Array): number {
   const s = (cudaGetTextureAlignmentOffset$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -173,7 +222,10 @@ export function cudaGetTextureAlignmentOffset(texref: T.textureReference | Uint8
   return s.size(0);
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pResDesc`: out `cudaResourceDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(64);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
@@ -182,7 +234,10 @@ export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaReso
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Returns `pResViewDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pResViewDesc`: out `cudaResourceViewDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
   const pResViewDesc$ = new Uint8Array(48);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
@@ -191,7 +246,10 @@ export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cuda
   return decodeRecord<T.cudaResourceViewDesc>(records.cudaResourceViewDesc(), pResViewDesc$);
 }
 let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Returns `pTexDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pTexDesc`: out `cudaTextureDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {
   const pTexDesc$ = new Uint8Array(68);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);
@@ -200,7 +258,10 @@ export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextu
   return decodeRecord<T.cudaTextureDesc>(records.cudaTextureDesc(), pTexDesc$);
 }
 let cudaGetTextureObjectTextureDesc_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectTextureDesc_v2(struct cudaTextureDesc_v2 *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Returns `pTexDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectTextureDesc_v2(struct cudaTextureDesc_v2 *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pTexDesc`: out `cudaTextureDesc_v2`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc_v2(texObject: T.Int64): T.cudaTextureDesc_v2 {
   const pTexDesc$ = new Uint8Array(72);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectTextureDesc_v2', 'texObject', texObject, false);
@@ -209,7 +270,11 @@ export function cudaGetTextureObjectTextureDesc_v2(texObject: T.Int64): T.cudaTe
   return decodeRecord<T.cudaTextureDesc_v2>(records.cudaTextureDesc_v2(), pTexDesc$);
 }
 let cudaGetTextureReference$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureReference(const struct textureReference **texref, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureReference(const struct textureReference **texref, const void *symbol)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference **`: address or host buffer, or null.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaGetTextureReference(texref: T.Pointer, symbol: T.Pointer): void {
   pointerArg('cudaGetTextureReference', 'texref', texref, true);
   pointerArg('cudaGetTextureReference', 'symbol', symbol, true);

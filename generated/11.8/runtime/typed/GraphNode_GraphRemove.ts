@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphNodeFindInClone$: Scratch | undefined;
 let cudaGraphNodeFindInClone$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 11.8 Returns `pNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param originalNode in `cudaGraphNode_t`.
+ * @param clonedGraph in `cudaGraph_t`.
+ * @returns the value of `pNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphNodeFindInClone$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +26,10 @@ export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphNodeGetDependencies$: Scratch | undefined;
 let cudaGraphNodeGetDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 11.8 Returns `pDependencies`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair).
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
   const s = (cudaGraphNodeGetDependencies$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
@@ -41,7 +48,10 @@ export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphNodeGetDependentNodes$: Scratch | undefined;
 let cudaGraphNodeGetDependentNodes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 11.8 Returns `pDependentNodes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
   const s = (cudaGraphNodeGetDependentNodes$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
@@ -60,7 +70,11 @@ export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): 
 }
 let cudaGraphNodeGetEnabled$: Scratch | undefined;
 let cudaGraphNodeGetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Returns `isEnabled`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `cudaGraphExec_t`.
+ * @param hNode in `cudaGraphNode_t`.
+ * @returns the value of `isEnabled`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
   const s = (cudaGraphNodeGetEnabled$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -72,7 +86,10 @@ export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
 }
 let cudaGraphNodeGetType$: Scratch | undefined;
 let cudaGraphNodeGetType$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 11.8 Returns `pType`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
   const s = (cudaGraphNodeGetType$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
@@ -82,7 +99,11 @@ export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGrap
   return s.i32[0] as T.cudaGraphNodeType;
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `cudaGraphExec_t`.
+ * @param hNode in `cudaGraphNode_t`.
+ * @param isEnabled in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
@@ -91,7 +112,11 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
 }
 let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param object in `cudaUserObject_t`.
+ * @param count in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
@@ -100,7 +125,12 @@ export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: 
   if (status !== 0) throw fail('cudaGraphReleaseUserObject', status);
 }
 let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param from in array of `cudaGraphNode_t`; null allowed.
+ * @param to in array of `cudaGraphNode_t`; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphRemoveDependencies', 'from', 'address', from, true);

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaHostAlloc$: Scratch | undefined;
 let cudaHostAlloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `pHost`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pHost`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
   const s = (cudaHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +26,11 @@ export function cudaHostAlloc(size: T.Int64, flags: number): number {
 }
 let cudaHostGetDevicePointer$: Scratch | undefined;
 let cudaHostGetDevicePointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `pDevice`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pHost in `void *`: address or host buffer, or null.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pDevice`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
   const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -34,7 +42,10 @@ export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.Dev
 }
 let cudaHostGetFlags$: Scratch | undefined;
 let cudaHostGetFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 11.8 Returns `pFlags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pHost in `void *`: address or host buffer, or null.
+ * @returns the value of `pFlags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
   const s = (cudaHostGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,8 +55,13 @@ export function cudaHostGetFlags(pHost: T.Pointer): number {
   return s.u32[0];
 }
 let cudaHostRegister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
   pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
@@ -53,7 +69,9 @@ export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): 
   if (status !== 0) throw fail('cudaHostRegister', status);
 }
 let cudaHostUnregister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostUnregister(ptr: T.Pointer): void {
   pointerArg('cudaHostUnregister', 'ptr', ptr, true);
   const status = (cudaHostUnregister$c ??= binder.native('cudaHostUnregister'))(ptr);
@@ -61,7 +79,10 @@ export function cudaHostUnregister(ptr: T.Pointer): void {
 }
 let cudaImportExternalMemory$: Scratch | undefined;
 let cudaImportExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Returns `extMem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memHandleDesc in `const struct cudaExternalMemoryHandleDesc *`: a `cudaExternalMemoryHandleDesc` object or its bytes.
+ * @returns the value of `extMem_out`: out `cudaExternalMemory_t *`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
   const s = (cudaImportExternalMemory$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -72,7 +93,10 @@ export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHand
 }
 let cudaImportExternalSemaphore$: Scratch | undefined;
 let cudaImportExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Returns `extSem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param semHandleDesc in `const struct cudaExternalSemaphoreHandleDesc *`: a `cudaExternalSemaphoreHandleDesc` object or its bytes.
+ * @returns the value of `extSem_out`: out `cudaExternalSemaphore_t *`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
   const s = (cudaImportExternalSemaphore$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -82,14 +106,19 @@ export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemapho
   return s.address(0) as T.cudaExternalSemaphore_t;
 }
 let cudaIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
   pointerArg('cudaIpcCloseMemHandle', 'devPtr', devPtr, true);
   const status = (cudaIpcCloseMemHandle$c ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
   if (status !== 0) throw fail('cudaIpcCloseMemHandle', status);
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Returns `handle`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @returns the value of `handle`: out `cudaIpcEventHandle_st`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   const handle$ = new Uint8Array(64);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
@@ -98,7 +127,10 @@ export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   return handle$;
 }
 let cudaIpcGetMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Returns `handle`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer, or null.
+ * @returns the value of `handle`: out `cudaIpcMemHandle_st`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   const handle$ = new Uint8Array(64);
   pointerArg('cudaIpcGetMemHandle', 'devPtr', devPtr, true);
@@ -108,7 +140,10 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
 }
 let cudaIpcOpenEventHandle$: Scratch | undefined;
 let cudaIpcOpenEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 11.8 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudaIpcEventHandle_st` by value.
+ * @returns the value of `event`: out `cudaEvent_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
   const s = (cudaIpcOpenEventHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -119,7 +154,11 @@ export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaE
 }
 let cudaIpcOpenMemHandle$: Scratch | undefined;
 let cudaIpcOpenMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudaIpcMemHandle_st` by value.
+ * @param flags in `unsigned int`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
   const s = (cudaIpcOpenMemHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;

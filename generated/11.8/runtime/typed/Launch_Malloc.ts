@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param gridDim in `dim3` by value.
+ * @param blockDim in `dim3` by value.
+ * @param args in `void **`: address or host buffer, or null.
+ * @param sharedMem in `size_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
   checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
@@ -21,7 +28,12 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param launchParamsList in `struct cudaLaunchParams *`: address or host buffer, or null.
+ * @param numDevices in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
   pointerArg('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, true);
   if (typeof numDevices !== 'number' || (numDevices >>> 0) !== numDevices) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'numDevices', 'u32', numDevices);
@@ -30,7 +42,11 @@ export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Point
   if (status !== 0) throw fail('cudaLaunchCooperativeKernelMultiDevice', status);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `cudaStream_t`.
+ * @param fn in C callback `cudaHostFn_t`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
   if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
@@ -44,7 +60,14 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer 
   }
 }
 let cudaLaunchKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param gridDim in `dim3` by value.
+ * @param blockDim in `dim3` by value.
+ * @param args in `void **`: address or host buffer, or null.
+ * @param sharedMem in `size_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchKernel', 'func', func, true);
   checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
@@ -56,7 +79,11 @@ export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.d
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }
 let cudaLaunchKernelExC$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param args in `void **`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer, args: T.Pointer): void {
   const config$ = recordArg('cudaLaunchKernelExC', 'config', records.cudaLaunchConfig_st(), config, false);
   pointerArg('cudaLaunchKernelExC', 'func', func, true);
@@ -66,7 +93,10 @@ export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, 
 }
 let cudaMalloc$: Scratch | undefined;
 let cudaMalloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   const s = (cudaMalloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -77,7 +107,13 @@ export function cudaMalloc(size: T.Int64): T.DevicePointer {
 }
 let cudaMallocArray$: Scratch | undefined;
 let cudaMallocArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `array`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   const s = (cudaMallocArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -91,7 +127,11 @@ export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, widt
 }
 let cudaMallocAsync$: Scratch | undefined;
 let cudaMallocAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param hStream in `cudaStream_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -103,7 +143,12 @@ export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): 
 }
 let cudaMallocFromPoolAsync$: Scratch | undefined;
 let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param memPool in `cudaMemPool_t`.
+ * @param stream in `cudaStream_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -116,7 +161,10 @@ export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t 
 }
 let cudaMallocHost$: Scratch | undefined;
 let cudaMallocHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   const s = (cudaMallocHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -127,7 +175,11 @@ export function cudaMallocHost(size: T.Int64): number {
 }
 let cudaMallocManaged$: Scratch | undefined;
 let cudaMallocManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   const s = (cudaMallocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -139,7 +191,13 @@ export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer
 }
 let cudaMallocMipmappedArray$: Scratch | undefined;
 let cudaMallocMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Returns `mipmappedArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param extent in `cudaExtent` by value.
+ * @param numLevels in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -153,7 +211,11 @@ export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Ar
 }
 let cudaMallocPitch$: Scratch | undefined;
 let cudaMallocPitch$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 11.8 Returns `devPtr`, `pitch`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   const s = (cudaMallocPitch$ ??= new Scratch(2));
   s.u64[0] = 0n;

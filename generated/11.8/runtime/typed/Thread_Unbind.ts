@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaThreadExchangeStreamCaptureMode$: Scratch | undefined;
 let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 11.8 Returns `mode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mode in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
+ * @returns the value of `mode`: in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
@@ -20,14 +23,19 @@ export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMod
   return s.u32[0] as T.cudaStreamCaptureMode;
 }
 let cudaThreadExit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadExit(): void {
   const status = (cudaThreadExit$c ??= binder.native('cudaThreadExit'))();
   if (status !== 0) throw fail('cudaThreadExit', status);
 }
 let cudaThreadGetCacheConfig$: Scratch | undefined;
 let cudaThreadGetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Returns `pCacheConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaThreadGetCacheConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -37,7 +45,11 @@ export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
 }
 let cudaThreadGetLimit$: Scratch | undefined;
 let cudaThreadGetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Returns `pValue`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @returns the value of `pValue`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   const s = (cudaThreadGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -47,14 +59,21 @@ export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   return s.size(0);
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cacheConfig in `enum cudaFuncCache`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaThreadSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaThreadSetCacheConfig$c ??= binder.native('cudaThreadSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaThreadSetCacheConfig', status);
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @param value in `size_t`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaThreadSetLimit', 'value', value, false);
@@ -62,13 +81,18 @@ export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
 }
 let cudaThreadSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSynchronize(): void {
   const status = (cudaThreadSynchronize$c ??= binder.native('cudaThreadSynchronize'))();
   if (status !== 0) throw fail('cudaThreadSynchronize', status);
 }
 let cudaUnbindTexture$c: NativeFunction | undefined;
-/** `cudaError_t cudaUnbindTexture(const struct textureReference *texref)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaUnbindTexture(const struct textureReference *texref)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaUnbindTexture(texref: T.textureReference | Uint8Array): void {
   const texref$ = recordArg('cudaUnbindTexture', 'texref', records.textureReference(), texref, false);
   const status = (cudaUnbindTexture$c ??= binder.native('cudaUnbindTexture'))(texref$);

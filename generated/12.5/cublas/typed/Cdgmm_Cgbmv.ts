@@ -9,7 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCdgmm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
@@ -25,7 +35,18 @@ export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (status !== 0) throw fail('cublasCdgmm', status);
 }
 let cublasCdgmm_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm_64', 'mode', 'i32', mode);
@@ -41,7 +62,14 @@ export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
   if (status !== 0) throw fail('cublasCdgmm_64', status);
 }
 let cublasCdotc$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `cuComplex *`: address or host buffer, or null. */
 export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
@@ -54,7 +82,15 @@ export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasCdotc', status);
 }
 let cublasCdotc_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `cuComplex *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasCdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdotc_v2_64', 'n', n_, true);
@@ -67,7 +103,14 @@ export function cublasCdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasCdotc_v2_64', status);
 }
 let cublasCdotu$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `cuComplex *`: address or host buffer, or null. */
 export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
@@ -80,7 +123,15 @@ export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasCdotu', status);
 }
 let cublasCdotu_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `cuComplex *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasCdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdotu_v2_64', 'n', n_, true);
@@ -93,7 +144,21 @@ export function cublasCdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasCdotu_v2_64', status);
 }
 let cublasCgbmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param kl in `int`.
+ * @param ku in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgbmv', 'trans', 'i32', trans);
@@ -113,7 +178,22 @@ export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasCgbmv', status);
 }
 let cublasCgbmv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param kl in `int64_t`.
+ * @param ku in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgbmv_v2_64', 'trans', 'i32', trans);

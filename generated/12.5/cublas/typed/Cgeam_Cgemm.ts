@@ -9,7 +9,20 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCgeam$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgeam', 'transa', 'i32', transa);
@@ -28,7 +41,21 @@ export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasCgeam', status);
 }
 let cublasCgeam_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgeam_64', 'transa', 'i32', transa);
@@ -47,7 +74,19 @@ export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublas
   if (status !== 0) throw fail('cublasCgeam_64', status);
 }
 let cublasCgelsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Carray in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param devInfoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgelsBatched', 'trans', 'i32', trans);
@@ -65,7 +104,21 @@ export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasCgelsBatched', status);
 }
 let cublasCgemm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm', 'transa', 'i32', transa);
@@ -85,7 +138,22 @@ export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOpe
   if (status !== 0) throw fail('cublasCgemm', status);
 }
 let cublasCgemmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param Aarray in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Barray in `const cuComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param Carray in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param batchCount in `int`. */
 export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmBatched', 'transa', 'i32', transa);
@@ -106,7 +174,23 @@ export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cu
   if (status !== 0) throw fail('cublasCgemmBatched', status);
 }
 let cublasCgemmBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param Aarray in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param Barray in `const cuComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param Carray in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmBatched_64', 'transa', 'i32', transa);
@@ -127,7 +211,24 @@ export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T
   if (status !== 0) throw fail('cublasCgemmBatched_64', status);
 }
 let cublasCgemmEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`. */
 export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmEx', 'transa', 'i32', transa);
@@ -150,7 +251,25 @@ export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasO
   if (status !== 0) throw fail('cublasCgemmEx', status);
 }
 let cublasCgemmEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int64_t`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmEx_64', 'transa', 'i32', transa);
@@ -173,7 +292,25 @@ export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cubl
   if (status !== 0) throw fail('cublasCgemmEx_64', status);
 }
 let cublasCgemmStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param strideB in `long long`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int`. */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmStridedBatched', 'transa', 'i32', transa);
@@ -197,7 +334,26 @@ export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, trans
   if (status !== 0) throw fail('cublasCgemmStridedBatched', status);
 }
 let cublasCgemmStridedBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param strideA in `long long`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param strideB in `long long`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemmStridedBatched_64', 'transa', 'i32', transa);
@@ -221,7 +377,22 @@ export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, tr
   if (status !== 0) throw fail('cublasCgemmStridedBatched_64', status);
 }
 let cublasCgemm_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasCgemm_v2_64', 'transa', 'i32', transa);

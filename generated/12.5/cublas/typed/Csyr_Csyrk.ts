@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCsyr$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr', 'uplo', 'i32', uplo);
@@ -23,7 +31,17 @@ export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMo
   if (status !== 0) throw fail('cublasCsyr', status);
 }
 let cublasCsyr2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2', 'uplo', 'i32', uplo);
@@ -39,7 +57,18 @@ export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasCsyr2', status);
 }
 let cublasCsyr2_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2_v2_64', 'uplo', 'i32', uplo);
@@ -55,7 +84,20 @@ export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasCsyr2_v2_64', status);
 }
 let cublasCsyr2k$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2k', 'uplo', 'i32', uplo);
@@ -74,7 +116,21 @@ export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasCsyr2k', status);
 }
 let cublasCsyr2k_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2k_v2_64', 'uplo', 'i32', uplo);
@@ -93,7 +149,16 @@ export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubl
   if (status !== 0) throw fail('cublasCsyr2k_v2_64', status);
 }
 let cublasCsyr_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr_v2_64', 'uplo', 'i32', uplo);
@@ -107,7 +172,18 @@ export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublas
   if (status !== 0) throw fail('cublasCsyr_v2_64', status);
 }
 let cublasCsyrk$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk', 'uplo', 'i32', uplo);
@@ -124,7 +200,20 @@ export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasCsyrk', status);
 }
 let cublasCsyrkEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`. */
 export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkEx', 'uplo', 'i32', uplo);
@@ -143,7 +232,21 @@ export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFil
   if (status !== 0) throw fail('cublasCsyrkEx', status);
 }
 let cublasCsyrkEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkEx_64', 'uplo', 'i32', uplo);
@@ -162,7 +265,19 @@ export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublas
   if (status !== 0) throw fail('cublasCsyrkEx_64', status);
 }
 let cublasCsyrk_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk_v2_64', 'uplo', 'i32', uplo);

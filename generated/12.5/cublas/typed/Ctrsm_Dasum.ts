@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCtrsm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsm', 'side', 'i32', side);
@@ -27,7 +39,20 @@ export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if (status !== 0) throw fail('cublasCtrsm', status);
 }
 let cublasCtrsmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param batchCount in `int`. */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsmBatched', 'side', 'i32', side);
@@ -46,7 +71,21 @@ export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if (status !== 0) throw fail('cublasCtrsmBatched', status);
 }
 let cublasCtrsmBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsmBatched_64', 'side', 'i32', side);
@@ -65,7 +104,20 @@ export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.c
   if (status !== 0) throw fail('cublasCtrsmBatched_64', status);
 }
 let cublasCtrsm_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCtrsm_v2_64', 'side', 'i32', side);
@@ -83,7 +135,16 @@ export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if (status !== 0) throw fail('cublasCtrsm_v2_64', status);
 }
 let cublasCtrsv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
@@ -98,7 +159,17 @@ export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasCtrsv', status);
 }
 let cublasCtrsv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv_v2_64', 'uplo', 'i32', uplo);
@@ -113,7 +184,13 @@ export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasCtrsv_v2_64', status);
 }
 let cublasCtrttp$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param AP in `cuComplex *`: address or host buffer, or null. */
 export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
@@ -125,7 +202,12 @@ export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasCtrttp', status);
 }
 let cublasDasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
@@ -136,7 +218,13 @@ export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasDasum', status);
 }
 let cublasDasum_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDasum_v2_64', 'n', n_, true);

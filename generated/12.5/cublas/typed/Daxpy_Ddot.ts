@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDaxpy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasDaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDaxpy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDaxpy', 'n', 'i32', n_);
@@ -22,7 +29,15 @@ export function cublasDaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: 
   if (status !== 0) throw fail('cublasDaxpy', status);
 }
 let cublasDaxpy_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDaxpy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDaxpy_v2_64', 'n', n_, true);
@@ -35,7 +50,13 @@ export function cublasDaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasDaxpy_v2_64', status);
 }
 let cublasDcopy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
@@ -47,7 +68,14 @@ export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasDcopy', status);
 }
 let cublasDcopy_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDcopy_v2_64', 'n', n_, true);
@@ -59,7 +87,17 @@ export function cublasDcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasDcopy_v2_64', status);
 }
 let cublasDdgmm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
@@ -75,7 +113,18 @@ export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (status !== 0) throw fail('cublasDdgmm', status);
 }
 let cublasDdgmm_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm_64', 'mode', 'i32', mode);
@@ -91,7 +140,14 @@ export function cublasDdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
   if (status !== 0) throw fail('cublasDdgmm_64', status);
 }
 let cublasDdot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
@@ -104,7 +160,15 @@ export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasDdot', status);
 }
 let cublasDdot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDdot_v2_64', 'n', n_, true);

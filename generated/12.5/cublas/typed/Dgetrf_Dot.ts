@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDgetrfBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetrfBatched', 'n', 'i32', n_);
@@ -22,7 +29,16 @@ export function cublasDgetrfBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasDgetrfBatched', status);
 }
 let cublasDgetriBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `const int *`: address or host buffer, or null.
+ * @param C in `double *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetriBatched', 'n', 'i32', n_);
@@ -37,7 +53,18 @@ export function cublasDgetriBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasDgetriBatched', status);
 }
 let cublasDgetrsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param devIpiv in `const int *`: address or host buffer, or null.
+ * @param Barray in `double *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgetrsBatched', 'trans', 'i32', trans);
@@ -54,7 +81,15 @@ export function cublasDgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
   if (status !== 0) throw fail('cublasDgetrsBatched', status);
 }
 let cublasDmatinvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Ainv in `double *const *`: address or host buffer, or null.
+ * @param lda_inv in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDmatinvBatched', 'n', 'i32', n_);
@@ -68,7 +103,12 @@ export function cublasDmatinvBatched(handle: T.cublasHandle_t | null, n_: number
   if (status !== 0) throw fail('cublasDmatinvBatched', status);
 }
 let cublasDnrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDnrm2', 'n', 'i32', n_);
@@ -79,7 +119,13 @@ export function cublasDnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasDnrm2', status);
 }
 let cublasDnrm2_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDnrm2_v2_64', 'n', n_, true);
@@ -90,7 +136,18 @@ export function cublasDnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasDnrm2_v2_64', status);
 }
 let cublasDotEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int`.
+ * @param result_ in `void *`: address or host buffer, or null.
+ * @param resultType in `cudaDataType`.
+ * @param executionType in `cudaDataType`. */
 export function cublasDotEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotEx', 'n', 'i32', n_);
@@ -107,7 +164,19 @@ export function cublasDotEx(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasDotEx', status);
 }
 let cublasDotEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int64_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int64_t`.
+ * @param result_ in `void *`: address or host buffer, or null.
+ * @param resultType in `cudaDataType`.
+ * @param executionType in `cudaDataType`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDotEx_64', 'n', n_, true);

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDtrsv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
@@ -24,7 +33,17 @@ export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasDtrsv', status);
 }
 let cublasDtrsv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv_v2_64', 'uplo', 'i32', uplo);
@@ -39,7 +58,13 @@ export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasDtrsv_v2_64', status);
 }
 let cublasDtrttp$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param AP in `double *`: address or host buffer, or null. */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
@@ -51,7 +76,12 @@ export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasDtrttp', status);
 }
 let cublasDzasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
@@ -62,7 +92,13 @@ export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasDzasum', status);
 }
 let cublasDzasum_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDzasum_v2_64', 'n', n_, true);
@@ -73,7 +109,12 @@ export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
   if (status !== 0) throw fail('cublasDzasum_v2_64', status);
 }
 let cublasDznrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `double *`: address or host buffer, or null. */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
@@ -84,7 +125,13 @@ export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasDznrm2', status);
 }
 let cublasDznrm2_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDznrm2_v2_64', 'n', n_, true);
@@ -95,7 +142,27 @@ export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
   if (status !== 0) throw fail('cublasDznrm2_v2_64', status);
 }
 let cublasGemmBatchedEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param Aarray in `const void *const *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param Barray in `const void *const *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param Carray in `void *const *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param batchCount in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: number, Barray: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
@@ -121,7 +188,28 @@ export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.c
   if (status !== 0) throw fail('cublasGemmBatchedEx', status);
 }
 let cublasGemmBatchedEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int64_t lda, const void *const *Barray, cudaDataType Btype, int64_t ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param Aarray in `const void *const *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int64_t`.
+ * @param Barray in `const void *const *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int64_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param Carray in `void *const *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int64_t`.
+ * @param batchCount in `int64_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, Barray: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx_64', 'transa', 'i32', transa);
@@ -147,7 +235,26 @@ export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t | null, transa: 
   if (status !== 0) throw fail('cublasGemmBatchedEx_64', status);
 }
 let cublasGemmEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
@@ -172,7 +279,27 @@ export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOp
   if (status !== 0) throw fail('cublasGemmEx', status);
 }
 let cublasGemmEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int64_t`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int64_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int64_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx_64', 'transa', 'i32', transa);
@@ -197,7 +324,28 @@ export function cublasGemmEx_64(handle: T.cublasHandle_t | null, transa: T.cubla
   if (status !== 0) throw fail('cublasGemmEx_64', status);
 }
 let cublasGemmGroupedBatchedEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int *lda_array, const void *const *Barray, cudaDataType_t Btype, const int *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int *ldc_array, int group_count, const int *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmGroupedBatchedEx(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int *m_array, const int *n_array, const int *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int *lda_array, const void *const *Barray, cudaDataType_t Btype, const int *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int *ldc_array, int group_count, const int *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa_array in `const cublasOperation_t *`: address or host buffer, or null.
+ * @param transb_array in `const cublasOperation_t *`: address or host buffer, or null.
+ * @param m_array in `const int *`: address or host buffer, or null.
+ * @param n_array in `const int *`: address or host buffer, or null.
+ * @param k_array in `const int *`: address or host buffer, or null.
+ * @param alpha_array in `const void *`: address or host buffer, or null.
+ * @param Aarray in `const void *const *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType_t`.
+ * @param lda_array in `const int *`: address or host buffer, or null.
+ * @param Barray in `const void *const *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType_t`.
+ * @param ldb_array in `const int *`: address or host buffer, or null.
+ * @param beta_array in `const void *`: address or host buffer, or null.
+ * @param Carray in `void *const *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType_t`.
+ * @param ldc_array in `const int *`: address or host buffer, or null.
+ * @param group_count in `int`.
+ * @param group_size in `const int *`: address or host buffer, or null.
+ * @param computeType in `cublasComputeType_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.Pointer, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmGroupedBatchedEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx', 'transa_array', transa_array, true);
@@ -223,7 +371,28 @@ export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, tran
   if (status !== 0) throw fail('cublasGemmGroupedBatchedEx', status);
 }
 let cublasGemmGroupedBatchedEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int64_t *lda_array, const void *const *Barray, cudaDataType_t Btype, const int64_t *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmGroupedBatchedEx_64(cublasHandle_t handle, const cublasOperation_t *transa_array, const cublasOperation_t *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void *const *Aarray, cudaDataType_t Atype, const int64_t *lda_array, const void *const *Barray, cudaDataType_t Btype, const int64_t *ldb_array, const void *beta_array, void *const *Carray, cudaDataType_t Ctype, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size, cublasComputeType_t computeType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa_array in `const cublasOperation_t *`: address or host buffer, or null.
+ * @param transb_array in `const cublasOperation_t *`: address or host buffer, or null.
+ * @param m_array in `const int64_t *`: address or host buffer, or null.
+ * @param n_array in `const int64_t *`: address or host buffer, or null.
+ * @param k_array in `const int64_t *`: address or host buffer, or null.
+ * @param alpha_array in `const void *`: address or host buffer, or null.
+ * @param Aarray in `const void *const *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType_t`.
+ * @param lda_array in `const int64_t *`: address or host buffer, or null.
+ * @param Barray in `const void *const *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType_t`.
+ * @param ldb_array in `const int64_t *`: address or host buffer, or null.
+ * @param beta_array in `const void *`: address or host buffer, or null.
+ * @param Carray in `void *const *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType_t`.
+ * @param ldc_array in `const int64_t *`: address or host buffer, or null.
+ * @param group_count in `int64_t`.
+ * @param group_size in `const int64_t *`: address or host buffer, or null.
+ * @param computeType in `cublasComputeType_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.Pointer, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmGroupedBatchedEx_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx_64', 'transa_array', transa_array, true);
@@ -249,7 +418,30 @@ export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, t
   if (status !== 0) throw fail('cublasGemmGroupedBatchedEx_64', status);
 }
 let cublasGemmStridedBatchedEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int`.
+ * @param strideB in `long long`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`. */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);
@@ -278,7 +470,31 @@ export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, tran
   if (status !== 0) throw fail('cublasGemmStridedBatchedEx', status);
 }
 let cublasGemmStridedBatchedEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param transa in `cublasOperation_t`.
+ * @param transb in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Atype in `cudaDataType`.
+ * @param lda in `int64_t`.
+ * @param strideA in `long long`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Btype in `cudaDataType`.
+ * @param ldb in `int64_t`.
+ * @param strideB in `long long`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Ctype in `cudaDataType`.
+ * @param ldc in `int64_t`.
+ * @param strideC in `long long`.
+ * @param batchCount in `int64_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx_64', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx_64', 'transa', 'i32', transa);

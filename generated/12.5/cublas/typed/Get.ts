@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasGetAtomicsMode$: Scratch | undefined;
 let cublasGetAtomicsMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.5 Returns `mode`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `mode`: out `cublasAtomicsMode_t *`. */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
   const s = (cublasGetAtomicsMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
@@ -20,14 +22,16 @@ export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasA
   return s.i32[0] as T.cublasAtomicsMode_t;
 }
 let cublasGetCudartVersion$c: NativeFunction | undefined;
-/** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.5 */
+/** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.5
+ * @returns `size_t` */
 export function cublasGetCudartVersion(): number {
   const result = (cublasGetCudartVersion$c ??= binder.native('cublasGetCudartVersion'))();
   return result;
 }
 let cublasGetLoggerCallback$: Scratch | undefined;
 let cublasGetLoggerCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5 Returns `userCallback`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `userCallback`: out `cublasLogCallback *`. */
 export function cublasGetLoggerCallback(): number {
   const s = (cublasGetLoggerCallback$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -37,7 +41,9 @@ export function cublasGetLoggerCallback(): number {
 }
 let cublasGetMathMode$: Scratch | undefined;
 let cublasGetMathMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.5 Returns `mode`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `mode`: out `cublasMath_t *`. */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
   const s = (cublasGetMathMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
@@ -47,7 +53,14 @@ export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath
   return s.i32[0] as T.cublasMath_t;
 }
 let cublasGetMatrix$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
@@ -60,7 +73,15 @@ export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A:
   if (status !== 0) throw fail('cublasGetMatrix', status);
 }
 let cublasGetMatrixAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
@@ -74,7 +95,16 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (status !== 0) throw fail('cublasGetMatrixAsync', status);
 }
 let cublasGetMatrixAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
@@ -88,7 +118,15 @@ export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
   if (status !== 0) throw fail('cublasGetMatrixAsync_64', status);
 }
 let cublasGetMatrix_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
@@ -102,7 +140,9 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
 }
 let cublasGetPointerMode$: Scratch | undefined;
 let cublasGetPointerMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.5 Returns `mode`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `mode`: out `cublasPointerMode_t *`. */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
   const s = (cublasGetPointerMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
@@ -113,7 +153,9 @@ export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasP
 }
 let cublasGetProperty$: Scratch | undefined;
 let cublasGetProperty$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.5 Returns `value`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
@@ -122,23 +164,32 @@ export function cublasGetProperty(type: T.libraryPropertyType): number {
   if (status !== 0) throw fail('cublasGetProperty', status);
   return s.i32[0];
 }
+let cublasGetSmCountTarget$: Scratch | undefined;
 let cublasGetSmCountTarget$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: T.Pointer): void {
+/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `smCountTarget`: out `int *`. */
+export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
+  const s = (cublasGetSmCountTarget$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
-  pointerArg('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, true);
-  const status = (cublasGetSmCountTarget$c ??= binder.native('cublasGetSmCountTarget'))(handle, smCountTarget);
+  s.u64[0] = 0n;
+  const status = (cublasGetSmCountTarget$c ??= binder.native('cublasGetSmCountTarget'))(handle, s.slot(0));
   if (status !== 0) throw fail('cublasGetSmCountTarget', status);
+  return s.i32[0];
 }
 let cublasGetStatusName$c: NativeFunction | undefined;
-/** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5 */
+/** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusName', 'status', 'i32', status_);
   const result = (cublasGetStatusName$c ??= binder.native('cublasGetStatusName'))(status_);
   return result;
 }
 let cublasGetStatusString$c: NativeFunction | undefined;
-/** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5 */
+/** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusString', 'status', 'i32', status_);
   const result = (cublasGetStatusString$c ??= binder.native('cublasGetStatusString'))(status_);
@@ -146,7 +197,9 @@ export function cublasGetStatusString(status_: T.cublasStatus_t): string | null 
 }
 let cublasGetStream$: Scratch | undefined;
 let cublasGetStream$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.5 Returns `streamId`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
   const s = (cublasGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
@@ -156,7 +209,13 @@ export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t
   return s.address(0) as T.cudaStream_t;
 }
 let cublasGetVector$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasGetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
@@ -168,7 +227,14 @@ export function cublasGetVector(n_: number, elemSize: number, x: T.Pointer, incx
   if (status !== 0) throw fail('cublasGetVector', status);
 }
 let cublasGetVectorAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param devicePtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param hostPtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.Pointer, incx: number, hostPtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -181,7 +247,15 @@ export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.
   if (status !== 0) throw fail('cublasGetVectorAsync', status);
 }
 let cublasGetVectorAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param devicePtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param hostPtr in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.Pointer, incx: T.Int64, hostPtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
@@ -194,7 +268,14 @@ export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePt
   if (status !== 0) throw fail('cublasGetVectorAsync_64', status);
 }
 let cublasGetVector_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
@@ -207,7 +288,9 @@ export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer,
 }
 let cublasGetVersion$: Scratch | undefined;
 let cublasGetVersion$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.5 Returns `version`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @returns the value of `version`: out `int *`. */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetVersion$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasScalEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param alphaType in `cudaDataType`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param executionType in `cudaDataType`. */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
@@ -23,7 +31,16 @@ export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha:
   if (status !== 0) throw fail('cublasScalEx', status);
 }
 let cublasScalEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScalEx_64(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param alphaType in `cudaDataType`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int64_t`.
+ * @param executionType in `cudaDataType`.
+ * @remarks Since CUDA 12.5. */
 export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScalEx_64', 'n', n_, true);
@@ -37,7 +54,12 @@ export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, al
   if (status !== 0) throw fail('cublasScalEx_64', status);
 }
 let cublasScasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
@@ -48,7 +70,13 @@ export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasScasum', status);
 }
 let cublasScasum_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScasum_v2_64', 'n', n_, true);
@@ -59,7 +87,12 @@ export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
   if (status !== 0) throw fail('cublasScasum_v2_64', status);
 }
 let cublasScnrm2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
@@ -70,7 +103,13 @@ export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasScnrm2', status);
 }
 let cublasScnrm2_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
@@ -81,7 +120,13 @@ export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
   if (status !== 0) throw fail('cublasScnrm2_v2_64', status);
 }
 let cublasScopy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
@@ -93,7 +138,14 @@ export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasScopy', status);
 }
 let cublasScopy_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScopy_v2_64', 'n', n_, true);

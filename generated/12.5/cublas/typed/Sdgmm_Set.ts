@@ -9,7 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSdgmm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
@@ -25,7 +35,18 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (status !== 0) throw fail('cublasSdgmm', status);
 }
 let cublasSdgmm_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
@@ -41,7 +62,14 @@ export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
   if (status !== 0) throw fail('cublasSdgmm_64', status);
 }
 let cublasSdot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
@@ -54,7 +82,15 @@ export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasSdot', status);
 }
 let cublasSdot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSdot_v2_64', 'n', n_, true);
@@ -67,7 +103,9 @@ export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (status !== 0) throw fail('cublasSdot_v2_64', status);
 }
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasAtomicsMode_t`. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
@@ -75,14 +113,17 @@ export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
 }
 let cublasSetLoggerCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 12.5 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 12.5 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param userCallback in C callback `cublasLogCallback`; null allowed. */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
   callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   const status = (cublasSetLoggerCallback$c ??= binder.native('cublasSetLoggerCallback'))(userCallback);
   if (status !== 0) throw fail('cublasSetLoggerCallback', status);
 }
 let cublasSetMathMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasMath_t`. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
@@ -90,7 +131,14 @@ export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cubla
   if (status !== 0) throw fail('cublasSetMathMode', status);
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
@@ -103,7 +151,15 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
   if (status !== 0) throw fail('cublasSetMatrix', status);
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
@@ -117,7 +173,16 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
 }
 let cublasSetMatrixAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'cols', cols, true);
@@ -131,7 +196,15 @@ export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
   if (status !== 0) throw fail('cublasSetMatrixAsync_64', status);
 }
 let cublasSetMatrix_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrix_64', 'cols', cols, true);
@@ -144,7 +217,9 @@ export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
   if (status !== 0) throw fail('cublasSetMatrix_64', status);
 }
 let cublasSetPointerMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasPointerMode_t`. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
@@ -152,7 +227,9 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetPointerMode', status);
 }
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param smCountTarget in `int`. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
@@ -160,7 +237,9 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
 }
 let cublasSetStream$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -168,7 +247,13 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
   if (status !== 0) throw fail('cublasSetStream', status);
 }
 let cublasSetVector$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
@@ -180,7 +265,14 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx
   if (status !== 0) throw fail('cublasSetVector', status);
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param hostPtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -193,7 +285,15 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Po
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
 }
 let cublasSetVectorAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param hostPtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
@@ -206,7 +306,14 @@ export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr:
   if (status !== 0) throw fail('cublasSetVectorAsync_64', status);
 }
 let cublasSetVector_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
@@ -218,7 +325,10 @@ export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer,
   if (status !== 0) throw fail('cublasSetVector_64', status);
 }
 let cublasSetWorkspace$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`. */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);

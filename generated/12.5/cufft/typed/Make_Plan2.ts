@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftMakePlan1d$: Scratch | undefined;
 let cufftMakePlan1d$c: NativeFunction | undefined;
-/** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param nx in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftMakePlan1d$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
@@ -24,7 +29,12 @@ export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, bat
 }
 let cufftMakePlan2d$: Scratch | undefined;
 let cufftMakePlan2d$c: NativeFunction | undefined;
-/** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftMakePlan2d$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
@@ -38,7 +48,13 @@ export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cu
 }
 let cufftMakePlan3d$: Scratch | undefined;
 let cufftMakePlan3d$c: NativeFunction | undefined;
-/** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param nz in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftMakePlan3d$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
@@ -53,7 +69,19 @@ export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number
 }
 let cufftMakePlanMany$: Scratch | undefined;
 let cufftMakePlanMany$c: NativeFunction | undefined;
-/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param inembed in `int *`: address or host buffer, or null.
+ * @param istride in `int`.
+ * @param idist in `int`.
+ * @param onembed in `int *`: address or host buffer, or null.
+ * @param ostride in `int`.
+ * @param odist in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftMakePlanMany$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
@@ -74,7 +102,19 @@ export function cufftMakePlanMany(plan: number, rank: number, n_: T.Pointer, ine
 }
 let cufftMakePlanMany64$: Scratch | undefined;
 let cufftMakePlanMany64$c: NativeFunction | undefined;
-/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `long long *`: address or host buffer, or null.
+ * @param inembed in `long long *`: address or host buffer, or null.
+ * @param istride in `long long`.
+ * @param idist in `long long`.
+ * @param onembed in `long long *`: address or host buffer, or null.
+ * @param ostride in `long long`.
+ * @param odist in `long long`.
+ * @param type in `cufftType`.
+ * @param batch in `long long`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   const s = (cufftMakePlanMany64$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
@@ -95,7 +135,11 @@ export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, i
 }
 let cufftPlan1d$: Scratch | undefined;
 let cufftPlan1d$c: NativeFunction | undefined;
-/** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlan1d$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -108,7 +152,11 @@ export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): numbe
 }
 let cufftPlan2d$: Scratch | undefined;
 let cufftPlan2d$c: NativeFunction | undefined;
-/** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftPlan2d$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -121,7 +169,18 @@ export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): number {
 }
 let cufftPlanMany$: Scratch | undefined;
 let cufftPlanMany$c: NativeFunction | undefined;
-/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.5 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rank in `int`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param inembed in `int *`: address or host buffer, or null.
+ * @param istride in `int`.
+ * @param idist in `int`.
+ * @param onembed in `int *`: address or host buffer, or null.
+ * @param ostride in `int`.
+ * @param odist in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlanMany$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiComputeCapabilitySupported$: Scratch | undefined;
 let cuptiComputeCapabilitySupported$c: NativeFunction | undefined;
-/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 12.5 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param major in `int`.
+ * @param minor in `int`.
+ * @returns the value of `support`: out `int *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
   const s = (cuptiComputeCapabilitySupported$ ??= new Scratch(1));
   if (typeof major !== 'number' || (major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
@@ -22,7 +26,12 @@ export function cuptiComputeCapabilitySupported(major: number, minor: number): n
 }
 let cuptiDeviceEnumEventDomains$: Scratch | undefined;
 let cuptiDeviceEnumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Returns `arraySizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
+ * @param domainArray in `CUpti_EventDomainID *`: address or host buffer.
+ * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
   const s = (cuptiDeviceEnumEventDomains$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
@@ -35,7 +44,10 @@ export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.In
 }
 let cuptiDeviceEnumMetrics$: Scratch | undefined;
 let cuptiDeviceEnumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Returns `metricArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
   const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
@@ -54,7 +66,12 @@ export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
 }
 let cuptiDeviceGetAttribute$: Scratch | undefined;
 let cuptiDeviceGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param attrib in `CUpti_DeviceAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, value: T.Pointer): number {
   const s = (cuptiDeviceGetAttribute$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
@@ -67,7 +84,13 @@ export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAt
 }
 let cuptiDeviceGetEventDomainAttribute$: Scratch | undefined;
 let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param eventDomain in `CUpti_EventDomainID`.
+ * @param attrib in `CUpti_EventDomainAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   const s = (cuptiDeviceGetEventDomainAttribute$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
@@ -81,7 +104,10 @@ export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: 
 }
 let cuptiDeviceGetNumEventDomains$: Scratch | undefined;
 let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 Returns `numDomains`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @returns the value of `numDomains`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetNumEventDomains(device: number): number {
   const s = (cuptiDeviceGetNumEventDomains$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
@@ -92,7 +118,10 @@ export function cuptiDeviceGetNumEventDomains(device: number): number {
 }
 let cuptiDeviceGetNumMetrics$: Scratch | undefined;
 let cuptiDeviceGetNumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 Returns `numMetrics`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @returns the value of `numMetrics`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceGetNumMetrics(device: number): number {
   const s = (cuptiDeviceGetNumMetrics$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
@@ -103,7 +132,10 @@ export function cuptiDeviceGetNumMetrics(device: number): number {
 }
 let cuptiDeviceSupported$: Scratch | undefined;
 let cuptiDeviceSupported$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 12.5 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `support`: out `int *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceSupported(dev: number): number {
   const s = (cuptiDeviceSupported$ ??= new Scratch(1));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
@@ -114,7 +146,10 @@ export function cuptiDeviceSupported(dev: number): number {
 }
 let cuptiDeviceVirtualizationMode$: Scratch | undefined;
 let cuptiDeviceVirtualizationMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 12.5 Returns `mode`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `mode`: out `CUpti_DeviceVirtualizationMode *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
   const s = (cuptiDeviceVirtualizationMode$ ??= new Scratch(1));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);

@@ -9,14 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiDisableKernelReplayMode$c ??= binder.native('cuptiDisableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiDisableKernelReplayMode', status);
 }
 let cuptiEnableAllDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint32_t`.
+ * @param subscriber in `CUpti_SubscriberHandle`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
@@ -24,7 +29,12 @@ export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_Subscr
   if (status !== 0) throw fail('cuptiEnableAllDomains', status);
 }
 let cuptiEnableCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint32_t`.
+ * @param subscriber in `CUpti_SubscriberHandle`.
+ * @param domain in `CUpti_CallbackDomain`.
+ * @param cbid in `CUpti_CallbackId`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
@@ -34,7 +44,11 @@ export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_Subscrib
   if (status !== 0) throw fail('cuptiEnableCallback', status);
 }
 let cuptiEnableDomain$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint32_t`.
+ * @param subscriber in `CUpti_SubscriberHandle`.
+ * @param domain in `CUpti_CallbackDomain`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
@@ -43,7 +57,9 @@ export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_Subscriber
   if (status !== 0) throw fail('cuptiEnableDomain', status);
 }
 let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiEnableKernelReplayMode$c ??= binder.native('cuptiEnableKernelReplayMode'))(context);
@@ -51,7 +67,11 @@ export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
 }
 let cuptiEnumEventDomains$: Scratch | undefined;
 let cuptiEnumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Returns `arraySizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
+ * @param domainArray in `CUpti_EventDomainID *`: address or host buffer.
+ * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
   const s = (cuptiEnumEventDomains$ ??= new Scratch(1));
   if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
@@ -63,7 +83,9 @@ export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Po
 }
 let cuptiEnumMetrics$: Scratch | undefined;
 let cuptiEnumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Returns `metricArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiEnumMetrics(): Uint32Array {
   const s = (cuptiEnumMetrics$ ??= new Scratch(1));
   s.u64[0] = BigInt(0);
@@ -81,7 +103,10 @@ export function cuptiEnumMetrics(): Uint32Array {
 }
 let cuptiEventDomainEnumEvents$: Scratch | undefined;
 let cuptiEventDomainEnumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 Returns `eventArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventDomain in `CUpti_EventDomainID`.
+ * @returns the value of `eventArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
   const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
@@ -100,7 +125,12 @@ export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
 }
 let cuptiEventDomainGetAttribute$: Scratch | undefined;
 let cuptiEventDomainGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventDomain in `CUpti_EventDomainID`.
+ * @param attrib in `CUpti_EventDomainAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   const s = (cuptiEventDomainGetAttribute$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
@@ -113,7 +143,10 @@ export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpt
 }
 let cuptiEventDomainGetNumEvents$: Scratch | undefined;
 let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventDomain in `CUpti_EventDomainID`.
+ * @returns the value of `numEvents`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
   const s = (cuptiEventDomainGetNumEvents$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
@@ -124,7 +157,12 @@ export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
 }
 let cuptiEventGetAttribute$: Scratch | undefined;
 let cuptiEventGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `CUpti_EventID`.
+ * @param attrib in `CUpti_EventAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, value: T.Pointer): number {
   const s = (cuptiEventGetAttribute$ ??= new Scratch(1));
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
@@ -137,7 +175,11 @@ export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttri
 }
 let cuptiEventGetIdFromName$: Scratch | undefined;
 let cuptiEventGetIdFromName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 Returns `event`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param eventName in string (`const char *`).
+ * @returns the value of `event`: out `CUpti_EventID *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGetIdFromName(device: number, eventName: string): number {
   const s = (cuptiEventGetIdFromName$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
@@ -148,7 +190,10 @@ export function cuptiEventGetIdFromName(device: number, eventName: string): numb
   return s.u32[0];
 }
 let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param event in `CUpti_EventID`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, true);
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupAddEvent', 'event', 'u32', event);
@@ -157,7 +202,11 @@ export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): v
 }
 let cuptiEventGroupCreate$: Scratch | undefined;
 let cuptiEventGroupCreate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 12.5 Returns `eventGroup`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param flags in `uint32_t`.
+ * @returns the value of `eventGroup`: out `CUpti_EventGroup *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
   const s = (cuptiEventGroupCreate$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
@@ -168,21 +217,27 @@ export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number
   return s.address(0);
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupDestroy', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDestroy$c ??= binder.native('cuptiEventGroupDestroy'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupDestroy', status);
 }
 let cuptiEventGroupDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupDisable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDisable$c ??= binder.native('cuptiEventGroupDisable'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupDisable', status);
 }
 let cuptiEventGroupEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupEnable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupEnable$c ??= binder.native('cuptiEventGroupEnable'))(eventGroup);
@@ -190,7 +245,12 @@ export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
 }
 let cuptiEventGroupGetAttribute$: Scratch | undefined;
 let cuptiEventGroupGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param attrib in `CUpti_EventGroupAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, value: T.Pointer): number {
   const s = (cuptiEventGroupGetAttribute$ ??= new Scratch(1));
   pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
@@ -203,7 +263,11 @@ export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUp
 }
 let cuptiEventGroupReadAllEvents$: Scratch | undefined;
 let cuptiEventGroupReadAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 12.5 Returns `eventValueBuffer`, `eventIdArraySizeBytes`, `eventIdArray`, `numEventIdsRead`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param flags in `CUpti_ReadEventFlags`.
+ * @returns `{ eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead }`: `eventValueBuffer`: out `uint64_t *`; `eventIdArraySizeBytes`: out `size_t *`; `eventIdArray`: out array of `u32`: its length asked first through `eventValueBufferSizeBytes` (capacity/count pair); `numEventIdsRead`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
   const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(4));
   pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
@@ -226,7 +290,14 @@ export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUp
 }
 let cuptiEventGroupReadEvent$: Scratch | undefined;
 let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 12.5 Returns `eventValueBufferSizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param flags in `CUpti_ReadEventFlags`.
+ * @param event in `CUpti_EventID`.
+ * @param eventValueBufferSizeBytes in/out `size_t *`: this value in, the call's value returned.
+ * @param eventValueBuffer in `uint64_t *`: address or host buffer.
+ * @returns the value of `eventValueBufferSizeBytes`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Int64, eventValueBuffer: T.Pointer): number {
   const s = (cuptiEventGroupReadEvent$ ??= new Scratch(1));
   pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
@@ -240,14 +311,19 @@ export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_R
   return s.size(0);
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupRemoveAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupRemoveAllEvents$c ??= binder.native('cuptiEventGroupRemoveAllEvents'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupRemoveAllEvents', status);
 }
 let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param event in `CUpti_EventID`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, true);
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupRemoveEvent', 'event', 'u32', event);
@@ -255,14 +331,21 @@ export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number)
   if (status !== 0) throw fail('cuptiEventGroupRemoveEvent', status);
 }
 let cuptiEventGroupResetAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupResetAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupResetAllEvents$c ??= binder.native('cuptiEventGroupResetAllEvents'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupResetAllEvents', status);
 }
 let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
+ * @param attrib in `CUpti_EventGroupAttribute`.
+ * @param valueSize in `size_t`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
   pointerArg('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, true);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
@@ -272,14 +355,18 @@ export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUp
   if (status !== 0) throw fail('cuptiEventGroupSetAttribute', status);
 }
 let cuptiEventGroupSetDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
   pointerArg('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, false);
   const status = (cuptiEventGroupSetDisable$c ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet);
   if (status !== 0) throw fail('cuptiEventGroupSetDisable', status);
 }
 let cuptiEventGroupSetEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
   pointerArg('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, false);
   const status = (cuptiEventGroupSetEnable$c ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
@@ -287,7 +374,12 @@ export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
 }
 let cuptiEventGroupSetsCreate$: Scratch | undefined;
 let cuptiEventGroupSetsCreate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 12.5 Returns `eventGroupPasses`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param eventIdArraySizeBytes in `size_t`.
+ * @param eventIdArray in `CUpti_EventID *`: address or host buffer covering `eventIdArraySizeBytes` bytes.
+ * @returns the value of `eventGroupPasses`: out `CUpti_EventGroupSets **`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer): number {
   const s = (cuptiEventGroupSetsCreate$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
@@ -299,7 +391,9 @@ export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdAr
   return s.address(0);
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param eventGroupSets in `CUpti_EventGroupSets *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): void {
   pointerArg('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiEventGroupSetsDestroy$c ??= binder.native('cuptiEventGroupSetsDestroy'))(eventGroupSets);

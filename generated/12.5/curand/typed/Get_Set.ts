@@ -9,7 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let curandGetDirectionVectors32$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vectors in `curandDirectionVectors32_t **`: address or host buffer, or null.
+ * @param set in `curandDirectionVectorSet_t`. */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors32', 'vectors', vectors, true);
   if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors32', 'set', 'i32', set);
@@ -17,7 +19,9 @@ export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDir
   if (status !== 0) throw fail('curandGetDirectionVectors32', status);
 }
 let curandGetDirectionVectors64$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vectors in `curandDirectionVectors64_t **`: address or host buffer, or null.
+ * @param set in `curandDirectionVectorSet_t`. */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors64', 'vectors', vectors, true);
   if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors64', 'set', 'i32', set);
@@ -26,7 +30,9 @@ export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDir
 }
 let curandGetProperty$: Scratch | undefined;
 let curandGetProperty$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.5 Returns `value`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function curandGetProperty(type: T.libraryPropertyType): number {
   const s = (curandGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
@@ -36,14 +42,16 @@ export function curandGetProperty(type: T.libraryPropertyType): number {
   return s.i32[0];
 }
 let curandGetScrambleConstants32$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param constants in `unsigned int **`: address or host buffer, or null. */
 export function curandGetScrambleConstants32(constants: T.Pointer): void {
   pointerArg('curandGetScrambleConstants32', 'constants', constants, true);
   const status = (curandGetScrambleConstants32$c ??= binder.native('curandGetScrambleConstants32'))(constants);
   if (status !== 0) throw fail('curandGetScrambleConstants32', status);
 }
 let curandGetScrambleConstants64$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param constants in `unsigned long long **`: address or host buffer, or null. */
 export function curandGetScrambleConstants64(constants: T.Pointer): void {
   pointerArg('curandGetScrambleConstants64', 'constants', constants, true);
   const status = (curandGetScrambleConstants64$c ??= binder.native('curandGetScrambleConstants64'))(constants);
@@ -51,7 +59,8 @@ export function curandGetScrambleConstants64(constants: T.Pointer): void {
 }
 let curandGetVersion$: Scratch | undefined;
 let curandGetVersion$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.5 Returns `version`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `int *`. */
 export function curandGetVersion(): number {
   const s = (curandGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -60,7 +69,9 @@ export function curandGetVersion(): number {
   return s.i32[0];
 }
 let curandSetGeneratorOffset$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param offset in `unsigned long long`. */
 export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, offset: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('curandSetGeneratorOffset', 'offset', offset, false);
@@ -68,7 +79,9 @@ export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, 
   if (status !== 0) throw fail('curandSetGeneratorOffset', status);
 }
 let curandSetGeneratorOrdering$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param order in `curandOrdering_t`. */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
@@ -76,7 +89,9 @@ export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null
   if (status !== 0) throw fail('curandSetGeneratorOrdering', status);
 }
 let curandSetPseudoRandomGeneratorSeed$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param seed in `unsigned long long`. */
 export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t | null, seed: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
   if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('curandSetPseudoRandomGeneratorSeed', 'seed', seed, false);
@@ -84,7 +99,9 @@ export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_
   if (status !== 0) throw fail('curandSetPseudoRandomGeneratorSeed', status);
 }
 let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param num_dimensions in `unsigned int`. */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
   if (typeof num_dimensions !== 'number' || (num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
@@ -92,7 +109,9 @@ export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGener
   if (status !== 0) throw fail('curandSetQuasiRandomGeneratorDimensions', status);
 }
 let curandSetStream$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param stream in `cudaStream_t`. */
 export function curandSetStream(generator: T.curandGenerator_t | null, stream: T.cudaStream_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('curandSetStream', 'stream', stream, true) as typeof stream;

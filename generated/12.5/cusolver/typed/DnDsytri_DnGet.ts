@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnDsytri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri', 'uplo', 'i32', uplo);
@@ -25,7 +34,14 @@ export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDsytri_bufferSize$: Scratch | undefined;
 let cusolverDnDsytri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
   const s = (cusolverDnDsytri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,21 @@ export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnGeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf', 'params', params, true) as typeof params;
@@ -60,7 +90,19 @@ export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnGeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnGeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType): number {
   const s = (cusolverDnGeqrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -79,7 +121,29 @@ export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   return s.size(0);
 }
 let cusolverDnGesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeVT in `cudaDataType`.
+ * @param VT in `void *`: address or host buffer, or null.
+ * @param ldvt in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd', 'params', params, true) as typeof params;
@@ -107,7 +171,27 @@ export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnGesvd_bufferSize$: Scratch | undefined;
 let cusolverDnGesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `const void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `const void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeVT in `cudaDataType`.
+ * @param VT in `const void *`: address or host buffer, or null.
+ * @param ldvt in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType): number {
   const s = (cusolverDnGesvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -135,7 +219,10 @@ export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t | null, 
 }
 let cusolverDnGetDeterministicMode$: Scratch | undefined;
 let cusolverDnGetDeterministicMode$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.5 Returns `mode`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @returns the value of `mode`: out `cusolverDeterministicMode_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t | null): T.cusolverDeterministicMode_t {
   const s = (cusolverDnGetDeterministicMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetDeterministicMode', 'handle', handle, true) as typeof handle;
@@ -146,7 +233,9 @@ export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t | nu
 }
 let cusolverDnGetStream$: Scratch | undefined;
 let cusolverDnGetStream$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.5 Returns `streamId`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {
   const s = (cusolverDnGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,28 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnSgesvdaStridedBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `float *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param d_work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param h_R_nrmF in `double *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -37,7 +58,25 @@ export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnSgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnSgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `const float *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `const float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `const float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnSgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -63,7 +102,23 @@ export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   return s.i32[0];
 }
 let cusolverDnSgesvdj$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `float *`: address or host buffer, or null.
+ * @param U in `float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `gesvdjInfo_t`. */
 export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdj', 'jobz', 'i32', jobz);
@@ -85,7 +140,23 @@ export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (status !== 0) throw fail('cusolverDnSgesvdj', status);
 }
 let cusolverDnSgesvdjBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `float *`: address or host buffer, or null.
+ * @param U in `float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `gesvdjInfo_t`.
+ * @param batchSize in `int`. */
 export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdjBatched', 'jobz', 'i32', jobz);
@@ -108,7 +179,21 @@ export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
 }
 let cusolverDnSgesvdjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnSgesvdjBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `const float *`: address or host buffer, or null.
+ * @param U in `const float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `const float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param params in `gesvdjInfo_t`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnSgesvdjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -131,7 +216,21 @@ export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
 }
 let cusolverDnSgesvdj_bufferSize$: Scratch | undefined;
 let cusolverDnSgesvdj_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `const float *`: address or host buffer, or null.
+ * @param U in `const float *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `const float *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param params in `gesvdjInfo_t`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
   const s = (cusolverDnSgesvdj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
@@ -153,7 +252,15 @@ export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null
   return s.i32[0];
 }
 let cusolverDnSgetrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Workspace in `float *`: address or host buffer, or null.
+ * @param devIpiv in `int *`: address or host buffer, or null.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgetrf', 'm', 'i32', m);
@@ -168,7 +275,13 @@ export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSgetrf_bufferSize$: Scratch | undefined;
 let cusolverDnSgetrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnSgetrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgetrf_bufferSize', 'handle', handle, true) as typeof handle;

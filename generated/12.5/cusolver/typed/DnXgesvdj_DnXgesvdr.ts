@@ -8,26 +8,40 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
+let cusolverDnXgesvdjGetResidual$: Scratch | undefined;
 let cusolverDnXgesvdjGetResidual$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null, residual: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param info in `gesvdjInfo_t`.
+ * @returns the value of `residual`: out `double *`. */
+export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
+  const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
-  pointerArg('cusolverDnXgesvdjGetResidual', 'residual', residual, true);
-  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, residual);
+  s.u64[0] = 0n;
+  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.slot(0));
   if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
+  return s.f64[0];
 }
+let cusolverDnXgesvdjGetSweeps$: Scratch | undefined;
 let cusolverDnXgesvdjGetSweeps$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null, executed_sweeps: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param info in `gesvdjInfo_t`.
+ * @returns the value of `executed_sweeps`: out `int *`. */
+export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
+  const s = (cusolverDnXgesvdjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
-  pointerArg('cusolverDnXgesvdjGetSweeps', 'executed_sweeps', executed_sweeps, true);
-  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, executed_sweeps);
+  s.u64[0] = 0n;
+  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.slot(0));
   if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
+  return s.i32[0];
 }
 let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `gesvdjInfo_t`.
+ * @param max_sweeps in `int`. */
 export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_sweeps: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
   if (typeof max_sweeps !== 'number' || (max_sweeps | 0) !== max_sweeps) throw intError('cusolverDnXgesvdjSetMaxSweeps', 'max_sweeps', 'i32', max_sweeps);
@@ -35,7 +49,9 @@ export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_s
   if (status !== 0) throw fail('cusolverDnXgesvdjSetMaxSweeps', status);
 }
 let cusolverDnXgesvdjSetSortEig$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `gesvdjInfo_t`.
+ * @param sort_svd in `int`. */
 export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_svd: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
   if (typeof sort_svd !== 'number' || (sort_svd | 0) !== sort_svd) throw intError('cusolverDnXgesvdjSetSortEig', 'sort_svd', 'i32', sort_svd);
@@ -43,7 +59,9 @@ export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_sv
   if (status !== 0) throw fail('cusolverDnXgesvdjSetSortEig', status);
 }
 let cusolverDnXgesvdjSetTolerance$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `gesvdjInfo_t`.
+ * @param tolerance in `double`. */
 export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, tolerance: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
   if (typeof tolerance !== 'number') throw argError('cusolverDnXgesvdjSetTolerance', 'tolerance', 'a number', tolerance);
@@ -51,7 +69,31 @@ export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, toler
   if (status !== 0) throw fail('cusolverDnXgesvdjSetTolerance', status);
 }
 let cusolverDnXgesvdp$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeV in `cudaDataType`.
+ * @param V in `void *`: address or host buffer, or null.
+ * @param ldv in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param h_err_sigma in `double *`: address or host buffer, or null. */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
@@ -82,7 +124,26 @@ export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T
 }
 let cusolverDnXgesvdp_bufferSize$: Scratch | undefined;
 let cusolverDnXgesvdp_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `const void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `const void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeV in `cudaDataType`.
+ * @param V in `const void *`: address or host buffer, or null.
+ * @param ldv in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgesvdp_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
@@ -110,7 +171,33 @@ export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXgesvdr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobv in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param p in `int64_t`.
+ * @param niters in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeSrand in `cudaDataType`.
+ * @param Srand in `void *`: address or host buffer, or null.
+ * @param dataTypeUrand in `cudaDataType`.
+ * @param Urand in `void *`: address or host buffer, or null.
+ * @param ldUrand in `int64_t`.
+ * @param dataTypeVrand in `cudaDataType`.
+ * @param Vrand in `void *`: address or host buffer, or null.
+ * @param ldVrand in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param d_info in `int *`: address or host buffer, or null. */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdr', 'params', params, true) as typeof params;
@@ -143,7 +230,29 @@ export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T
 }
 let cusolverDnXgesvdr_bufferSize$: Scratch | undefined;
 let cusolverDnXgesvdr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobv in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param p in `int64_t`.
+ * @param niters in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeSrand in `cudaDataType`.
+ * @param Srand in `const void *`: address or host buffer, or null.
+ * @param dataTypeUrand in `cudaDataType`.
+ * @param Urand in `const void *`: address or host buffer, or null.
+ * @param ldUrand in `int64_t`.
+ * @param dataTypeVrand in `cudaDataType`.
+ * @param Vrand in `const void *`: address or host buffer, or null.
+ * @param ldVrand in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgesvdr_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnZsytri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytri', 'uplo', 'i32', uplo);
@@ -25,7 +34,14 @@ export function cusolverDnZsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnZsytri_bufferSize$: Scratch | undefined;
 let cusolverDnZsytri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
   const s = (cusolverDnZsytri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,18 @@ export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZungbr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZungbr', 'side', 'i32', side);
@@ -58,7 +85,16 @@ export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnZungbr_bufferSize$: Scratch | undefined;
 let cusolverDnZungbr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungbr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -75,7 +111,17 @@ export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZungqr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungqr', 'm', 'i32', m);
@@ -92,7 +138,15 @@ export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZungqr_bufferSize$: Scratch | undefined;
 let cusolverDnZungqr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -108,7 +162,16 @@ export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZungtr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZungtr', 'uplo', 'i32', uplo);
@@ -124,7 +187,14 @@ export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnZungtr_bufferSize$: Scratch | undefined;
 let cusolverDnZungtr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnZunmqr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param C in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr', 'side', 'i32', side);
@@ -30,7 +44,19 @@ export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnZunmqr_bufferSize$: Scratch | undefined;
 let cusolverDnZunmqr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param C in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnZunmqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -50,7 +76,21 @@ export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZunmtr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param C in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr', 'side', 'i32', side);
@@ -71,7 +111,19 @@ export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnZunmtr_bufferSize$: Scratch | undefined;
 let cusolverDnZunmtr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param C in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnZunmtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -92,7 +144,9 @@ export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverGetProperty$: Scratch | undefined;
 let cusolverGetProperty$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.5 Returns `value`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
   const s = (cusolverGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusolverGetProperty', 'type', 'i32', type);
@@ -103,7 +157,8 @@ export function cusolverGetProperty(type: T.libraryPropertyType): number {
 }
 let cusolverGetVersion$: Scratch | undefined;
 let cusolverGetVersion$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.5 Returns `version`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `int *`. */
 export function cusolverGetVersion(): number {
   const s = (cusolverGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -111,40 +166,57 @@ export function cusolverGetVersion(): number {
   if (status !== 0) throw fail('cusolverGetVersion', status);
   return s.i32[0];
 }
+let cusolverRfAccessBundledFactorsDevice$: Scratch | undefined;
 let cusolverRfAccessBundledFactorsDevice$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null, nnzM: T.Pointer, Mp: T.Pointer, Mi: T.Pointer, Mx: T.Pointer): void {
+/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`. */
+export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number } {
+  const s = (cusolverRfAccessBundledFactorsDevice$ ??= new Scratch(4));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
-  pointerArg('cusolverRfAccessBundledFactorsDevice', 'nnzM', nnzM, true);
-  pointerArg('cusolverRfAccessBundledFactorsDevice', 'Mp', Mp, true);
-  pointerArg('cusolverRfAccessBundledFactorsDevice', 'Mi', Mi, true);
-  pointerArg('cusolverRfAccessBundledFactorsDevice', 'Mx', Mx, true);
-  const status = (cusolverRfAccessBundledFactorsDevice$c ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, nnzM, Mp, Mi, Mx);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  const status = (cusolverRfAccessBundledFactorsDevice$c ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusolverRfAccessBundledFactorsDevice', status);
+  return { nnzM: s.i32[0], Mp: s.address(1), Mi: s.address(2), Mx: s.address(3) };
 }
 let cusolverRfAnalyze$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfAnalyze$c ??= binder.native('cusolverRfAnalyze'))(handle);
   if (status !== 0) throw fail('cusolverRfAnalyze', status);
 }
 let cusolverRfBatchAnalyze$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchAnalyze$c ??= binder.native('cusolverRfBatchAnalyze'))(handle);
   if (status !== 0) throw fail('cusolverRfBatchAnalyze', status);
 }
 let cusolverRfBatchRefactor$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchRefactor$c ??= binder.native('cusolverRfBatchRefactor'))(handle);
   if (status !== 0) throw fail('cusolverRfBatchRefactor', status);
 }
 let cusolverRfBatchResetValues$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batchSize in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param csrRowPtrA in `int *`: address or host buffer, or null.
+ * @param csrColIndA in `int *`: address or host buffer, or null.
+ * @param csrValA_array in `double **`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param Q in `int *`: address or host buffer, or null.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchResetValues', 'batchSize', 'i32', batchSize);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfBatchResetValues', 'n', 'i32', n_);
@@ -159,7 +231,24 @@ export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: 
   if (status !== 0) throw fail('cusolverRfBatchResetValues', status);
 }
 let cusolverRfBatchSetupHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batchSize in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param h_csrRowPtrA in `int *`: address or host buffer, or null.
+ * @param h_csrColIndA in `int *`: address or host buffer, or null.
+ * @param h_csrValA_array in `double **`: address or host buffer, or null.
+ * @param nnzL in `int`.
+ * @param h_csrRowPtrL in `int *`: address or host buffer, or null.
+ * @param h_csrColIndL in `int *`: address or host buffer, or null.
+ * @param h_csrValL in `double *`: address or host buffer, or null.
+ * @param nnzU in `int`.
+ * @param h_csrRowPtrU in `int *`: address or host buffer, or null.
+ * @param h_csrColIndU in `int *`: address or host buffer, or null.
+ * @param h_csrValU in `double *`: address or host buffer, or null.
+ * @param h_P in `int *`: address or host buffer, or null.
+ * @param h_Q in `int *`: address or host buffer, or null.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchSetupHost', 'batchSize', 'i32', batchSize);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfBatchSetupHost', 'n', 'i32', n_);
@@ -182,7 +271,15 @@ export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: nu
   if (status !== 0) throw fail('cusolverRfBatchSetupHost', status);
 }
 let cusolverRfBatchSolve$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param Q in `int *`: address or host buffer, or null.
+ * @param nrhs in `int`.
+ * @param Temp in `double *`: address or host buffer, or null.
+ * @param ldt in `int`.
+ * @param XF_array in `double **`: address or host buffer, or null.
+ * @param ldxf in `int`. */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchSolve', 'P', P, true);
@@ -196,7 +293,9 @@ export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.P
   if (status !== 0) throw fail('cusolverRfBatchSolve', status);
 }
 let cusolverRfBatchZeroPivot$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param position in `int *`: address or host buffer, or null. */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchZeroPivot', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchZeroPivot', 'position', position, true);
@@ -205,7 +304,8 @@ export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, po
 }
 let cusolverRfCreate$: Scratch | undefined;
 let cusolverRfCreate$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.5 Returns `handle`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cusolverRfHandle_t *`. */
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
   const s = (cusolverRfCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -214,41 +314,54 @@ export function cusolverRfCreate(): T.cusolverRfHandle_t {
   return s.address(0) as T.cusolverRfHandle_t;
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfDestroy$c ??= binder.native('cusolverRfDestroy'))(handle);
   if (status !== 0) throw fail('cusolverRfDestroy', status);
 }
+let cusolverRfExtractBundledFactorsHost$: Scratch | undefined;
 let cusolverRfExtractBundledFactorsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null, h_nnzM: T.Pointer, h_Mp: T.Pointer, h_Mi: T.Pointer, h_Mx: T.Pointer): void {
+/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`. */
+export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzM: number; h_Mp: number; h_Mi: number; h_Mx: number } {
+  const s = (cusolverRfExtractBundledFactorsHost$ ??= new Scratch(4));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
-  pointerArg('cusolverRfExtractBundledFactorsHost', 'h_nnzM', h_nnzM, true);
-  pointerArg('cusolverRfExtractBundledFactorsHost', 'h_Mp', h_Mp, true);
-  pointerArg('cusolverRfExtractBundledFactorsHost', 'h_Mi', h_Mi, true);
-  pointerArg('cusolverRfExtractBundledFactorsHost', 'h_Mx', h_Mx, true);
-  const status = (cusolverRfExtractBundledFactorsHost$c ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  const status = (cusolverRfExtractBundledFactorsHost$c ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusolverRfExtractBundledFactorsHost', status);
+  return { h_nnzM: s.i32[0], h_Mp: s.address(1), h_Mi: s.address(2), h_Mx: s.address(3) };
 }
+let cusolverRfExtractSplitFactorsHost$: Scratch | undefined;
 let cusolverRfExtractSplitFactorsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null, h_nnzL: T.Pointer, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, h_nnzU: T.Pointer, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer): void {
+/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`. */
+export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzL: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_nnzU: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number } {
+  const s = (cusolverRfExtractSplitFactorsHost$ ??= new Scratch(8));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_nnzL', h_nnzL, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrL', h_csrRowPtrL, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrColIndL', h_csrColIndL, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrValL', h_csrValL, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_nnzU', h_nnzU, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrU', h_csrRowPtrU, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrColIndU', h_csrColIndU, true);
-  pointerArg('cusolverRfExtractSplitFactorsHost', 'h_csrValU', h_csrValU, true);
-  const status = (cusolverRfExtractSplitFactorsHost$c ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  const status = (cusolverRfExtractSplitFactorsHost$c ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7));
   if (status !== 0) throw fail('cusolverRfExtractSplitFactorsHost', status);
+  return { h_nnzL: s.i32[0], h_csrRowPtrL: s.address(1), h_csrColIndL: s.address(2), h_csrValL: s.address(3), h_nnzU: s.i32[8], h_csrRowPtrU: s.address(5), h_csrColIndU: s.address(6), h_csrValU: s.address(7) };
 }
 let cusolverRfGetAlgs$: Scratch | undefined;
 let cusolverRfGetAlgs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.5 Returns `factAlg`, `solveAlg`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`. */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAlg: T.cusolverRfFactorization_t; solveAlg: T.cusolverRfTriangularSolve_t } {
   const s = (cusolverRfGetAlgs$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
@@ -260,7 +373,9 @@ export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAl
 }
 let cusolverRfGetMatrixFormat$: Scratch | undefined;
 let cusolverRfGetMatrixFormat$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.5 Returns `format`, `diag`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`. */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): { format: T.cusolverRfMatrixFormat_t; diag: T.cusolverRfUnitDiagonal_t } {
   const s = (cusolverRfGetMatrixFormat$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
@@ -272,7 +387,9 @@ export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): 
 }
 let cusolverRfGetNumericBoostReport$: Scratch | undefined;
 let cusolverRfGetNumericBoostReport$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.5 Returns `report`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`. */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | null): T.cusolverRfNumericBoostReport_t {
   const s = (cusolverRfGetNumericBoostReport$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
@@ -281,18 +398,25 @@ export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | n
   if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
   return s.i32[0] as T.cusolverRfNumericBoostReport_t;
 }
+let cusolverRfGetNumericProperties$: Scratch | undefined;
 let cusolverRfGetNumericProperties$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: T.Pointer, boost: T.Pointer): void {
+/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`. */
+export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number } {
+  const s = (cusolverRfGetNumericProperties$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
-  pointerArg('cusolverRfGetNumericProperties', 'zero', zero, true);
-  pointerArg('cusolverRfGetNumericProperties', 'boost', boost, true);
-  const status = (cusolverRfGetNumericProperties$c ??= binder.native('cusolverRfGetNumericProperties'))(handle, zero, boost);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (cusolverRfGetNumericProperties$c ??= binder.native('cusolverRfGetNumericProperties'))(handle, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverRfGetNumericProperties', status);
+  return { zero: s.f64[0], boost: s.f64[1] };
 }
 let cusolverRfGetResetValuesFastMode$: Scratch | undefined;
 let cusolverRfGetResetValuesFastMode$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.5 Returns `fastMode`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`. */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | null): T.cusolverRfResetValuesFastMode_t {
   const s = (cusolverRfGetResetValuesFastMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
@@ -302,14 +426,23 @@ export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | 
   return s.i32[0] as T.cusolverRfResetValuesFastMode_t;
 }
 let cusolverRfRefactor$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfRefactor$c ??= binder.native('cusolverRfRefactor'))(handle);
   if (status !== 0) throw fail('cusolverRfRefactor', status);
 }
 let cusolverRfResetValues$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param csrRowPtrA in `int *`: address or host buffer, or null.
+ * @param csrColIndA in `int *`: address or host buffer, or null.
+ * @param csrValA in `double *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param Q in `int *`: address or host buffer, or null.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfResetValues', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfResetValues', 'nnzA', 'i32', nnzA);
@@ -323,7 +456,10 @@ export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Po
   if (status !== 0) throw fail('cusolverRfResetValues', status);
 }
 let cusolverRfSetAlgs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param factAlg in `cusolverRfFactorization_t`.
+ * @param solveAlg in `cusolverRfTriangularSolve_t`. */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetAlgs', 'handle', handle, true) as typeof handle;
   if (typeof factAlg !== 'number' || (factAlg | 0) !== factAlg) throw intError('cusolverRfSetAlgs', 'factAlg', 'i32', factAlg);
@@ -332,7 +468,10 @@ export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: 
   if (status !== 0) throw fail('cusolverRfSetAlgs', status);
 }
 let cusolverRfSetMatrixFormat$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param format in `cusolverRfMatrixFormat_t`.
+ * @param diag in `cusolverRfUnitDiagonal_t`. */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetMatrixFormat', 'handle', handle, true) as typeof handle;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cusolverRfSetMatrixFormat', 'format', 'i32', format);
@@ -341,7 +480,10 @@ export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, f
   if (status !== 0) throw fail('cusolverRfSetMatrixFormat', status);
 }
 let cusolverRfSetNumericProperties$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param zero in `double`.
+ * @param boost in `double`. */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: number, boost: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetNumericProperties', 'handle', handle, true) as typeof handle;
   if (typeof zero !== 'number') throw argError('cusolverRfSetNumericProperties', 'zero', 'a number', zero);
@@ -350,7 +492,9 @@ export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | nu
   if (status !== 0) throw fail('cusolverRfSetNumericProperties', status);
 }
 let cusolverRfSetResetValuesFastMode$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param fastMode in `cusolverRfResetValuesFastMode_t`. */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | null, fastMode: T.cusolverRfResetValuesFastMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetResetValuesFastMode', 'handle', handle, true) as typeof handle;
   if (typeof fastMode !== 'number' || (fastMode | 0) !== fastMode) throw intError('cusolverRfSetResetValuesFastMode', 'fastMode', 'i32', fastMode);
@@ -358,7 +502,23 @@ export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | 
   if (status !== 0) throw fail('cusolverRfSetResetValuesFastMode', status);
 }
 let cusolverRfSetupDevice$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param csrRowPtrA in `int *`: address or host buffer, or null.
+ * @param csrColIndA in `int *`: address or host buffer, or null.
+ * @param csrValA in `double *`: address or host buffer, or null.
+ * @param nnzL in `int`.
+ * @param csrRowPtrL in `int *`: address or host buffer, or null.
+ * @param csrColIndL in `int *`: address or host buffer, or null.
+ * @param csrValL in `double *`: address or host buffer, or null.
+ * @param nnzU in `int`.
+ * @param csrRowPtrU in `int *`: address or host buffer, or null.
+ * @param csrColIndU in `int *`: address or host buffer, or null.
+ * @param csrValU in `double *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param Q in `int *`: address or host buffer, or null.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupDevice', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfSetupDevice', 'nnzA', 'i32', nnzA);
@@ -380,7 +540,23 @@ export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Po
   if (status !== 0) throw fail('cusolverRfSetupDevice', status);
 }
 let cusolverRfSetupHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param h_csrRowPtrA in `int *`: address or host buffer, or null.
+ * @param h_csrColIndA in `int *`: address or host buffer, or null.
+ * @param h_csrValA in `double *`: address or host buffer, or null.
+ * @param nnzL in `int`.
+ * @param h_csrRowPtrL in `int *`: address or host buffer, or null.
+ * @param h_csrColIndL in `int *`: address or host buffer, or null.
+ * @param h_csrValL in `double *`: address or host buffer, or null.
+ * @param nnzU in `int`.
+ * @param h_csrRowPtrU in `int *`: address or host buffer, or null.
+ * @param h_csrColIndU in `int *`: address or host buffer, or null.
+ * @param h_csrValU in `double *`: address or host buffer, or null.
+ * @param h_P in `int *`: address or host buffer, or null.
+ * @param h_Q in `int *`: address or host buffer, or null.
+ * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfSetupHost', 'nnzA', 'i32', nnzA);
@@ -402,7 +578,15 @@ export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Po
   if (status !== 0) throw fail('cusolverRfSetupHost', status);
 }
 let cusolverRfSolve$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverRfHandle_t`.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param Q in `int *`: address or host buffer, or null.
+ * @param nrhs in `int`.
+ * @param Temp in `double *`: address or host buffer, or null.
+ * @param ldt in `int`.
+ * @param XF in `double *`: address or host buffer, or null.
+ * @param ldxf in `int`. */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfSolve', 'P', P, true);

@@ -9,7 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param left_bottom_corner in `float2` by value.
+ * @param right_upper_corner in `float2` by value.
+ * @param num_eigs in `int *`: address or host buffer, or null. */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigsHost', 'm', 'i32', m);
@@ -25,7 +35,20 @@ export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
   if (status !== 0) throw fail('cusolverSpCcsreigsHost', status);
 }
 let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `float2` by value.
+ * @param x0 in `const cuComplex *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param eps in `float`.
+ * @param mu in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null. */
 export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsi', 'm', 'i32', m);
@@ -44,7 +67,20 @@ export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
   if (status !== 0) throw fail('cusolverSpCcsreigvsi', status);
 }
 let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `float2` by value.
+ * @param x0 in `const cuComplex *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param tol in `float`.
+ * @param mu in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null. */
 export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsiHost', 'm', 'i32', m);
@@ -64,7 +100,21 @@ export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpCcsrlsqvqrHost$: Scratch | undefined;
 let cusolverSpCcsrlsqvqrHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 Returns `rankA`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param p in `int *`: address or host buffer, or null.
+ * @param min_norm in `float *`: address or host buffer, or null.
+ * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
   const s = (cusolverSpCcsrlsqvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
@@ -87,7 +137,19 @@ export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpCcsrlsvchol$: Scratch | undefined;
 let cusolverSpCcsrlsvchol$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvchol$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
@@ -108,7 +170,19 @@ export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
 }
 let cusolverSpCcsrlsvcholHost$: Scratch | undefined;
 let cusolverSpCcsrlsvcholHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvcholHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
@@ -129,7 +203,19 @@ export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpCcsrlsvluHost$: Scratch | undefined;
 let cusolverSpCcsrlsvluHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvluHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
@@ -150,7 +236,19 @@ export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
 }
 let cusolverSpCcsrlsvqr$: Scratch | undefined;
 let cusolverSpCcsrlsvqr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvqr$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
@@ -171,7 +269,19 @@ export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
 }
 let cusolverSpCcsrlsvqrHost$: Scratch | undefined;
 let cusolverSpCcsrlsvqrHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;

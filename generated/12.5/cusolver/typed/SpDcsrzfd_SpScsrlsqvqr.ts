@@ -10,7 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpDcsrzfdHost$: Scratch | undefined;
 let cusolverSpDcsrzfdHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 Returns `numnz`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const double *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @returns the value of `numnz`: out `int *`. */
 export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
   const s = (cusolverSpDcsrzfdHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrzfdHost', 'handle', handle, true) as typeof handle;
@@ -27,14 +36,16 @@ export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
   return s.i32[0];
 }
 let cusolverSpDestroy$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`. */
 export function cusolverSpDestroy(handle: T.cusolverSpHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverSpDestroy$c ??= binder.native('cusolverSpDestroy'))(handle);
   if (status !== 0) throw fail('cusolverSpDestroy', status);
 }
 let cusolverSpDestroyCsrqrInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `csrqrInfo_t`. */
 export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDestroyCsrqrInfo', 'info', info, true) as typeof info;
   const status = (cusolverSpDestroyCsrqrInfo$c ??= binder.native('cusolverSpDestroyCsrqrInfo'))(info);
@@ -42,7 +53,9 @@ export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t | null): void {
 }
 let cusolverSpGetStream$: Scratch | undefined;
 let cusolverSpGetStream$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.5 Returns `streamId`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t | null): T.cudaStream_t {
   const s = (cusolverSpGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
@@ -52,7 +65,17 @@ export function cusolverSpGetStream(handle: T.cusolverSpHandle_t | null): T.cuda
   return s.address(0) as T.cudaStream_t;
 }
 let cusolverSpScsreigsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param left_bottom_corner in `float2` by value.
+ * @param right_upper_corner in `float2` by value.
+ * @param num_eigs in `int *`: address or host buffer, or null. */
 export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigsHost', 'm', 'i32', m);
@@ -68,7 +91,20 @@ export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
   if (status !== 0) throw fail('cusolverSpScsreigsHost', status);
 }
 let cusolverSpScsreigvsi$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `float`.
+ * @param x0 in `const float *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param eps in `float`.
+ * @param mu in `float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null. */
 export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsi', 'm', 'i32', m);
@@ -87,7 +123,20 @@ export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
   if (status !== 0) throw fail('cusolverSpScsreigvsi', status);
 }
 let cusolverSpScsreigvsiHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `float`.
+ * @param x0 in `const float *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param tol in `float`.
+ * @param mu in `float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null. */
 export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsiHost', 'm', 'i32', m);
@@ -107,7 +156,21 @@ export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpScsrlsqvqrHost$: Scratch | undefined;
 let cusolverSpScsrlsqvqrHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 Returns `rankA`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param p in `int *`: address or host buffer, or null.
+ * @param min_norm in `float *`: address or host buffer, or null.
+ * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
   const s = (cusolverSpScsrlsqvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsqvqrHost', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseAxpby$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseAxpby(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseAxpby(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param vecX in `cusparseConstSpVecDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param vecY in `cusparseDnVecDescr_t`. */
 export function cusparseAxpby(handle: T.cusparseHandle_t | null, alpha: T.Pointer, vecX: T.cusparseConstSpVecDescr_t | null, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseAxpby', 'handle', handle, true) as typeof handle;
   pointerArg('cusparseAxpby', 'alpha', alpha, true);
@@ -21,25 +26,33 @@ export function cusparseAxpby(handle: T.cusparseHandle_t | null, alpha: T.Pointe
 }
 let cusparseBlockedEllGet$: Scratch | undefined;
 let cusparseBlockedEllGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Returns `ellBlockSize`, `ellColInd`, `ellValue`, `ellIdxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, ellCols: T.Pointer): { ellBlockSize: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseBlockedEllGet$ ??= new Scratch(6));
+/** `cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `void **`; `ellValue`: out `void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseBlockedEllGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseBlockedEllGet', 'rows', rows, true);
-  pointerArg('cusparseBlockedEllGet', 'cols', cols, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseBlockedEllGet', 'ellCols', ellCols, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
   s.u64[5] = 0n;
-  const status = (cusparseBlockedEllGet$c ??= binder.native('cusparseBlockedEllGet'))(spMatDescr, rows, cols, s.slot(0), ellCols, s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  const status = (cusparseBlockedEllGet$c ??= binder.native('cusparseBlockedEllGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseBlockedEllGet', status);
-  return { ellBlockSize: s.i64[0], ellColInd: s.address(1), ellValue: s.address(2), ellIdxType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], ellBlockSize: s.i64[2], ellCols: s.i64[3], ellColInd: s.address(4), ellValue: s.address(5), ellIdxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseBsrSetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseBsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseBsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param batchCount in `int`.
+ * @param offsetsBatchStride in `int64_t`.
+ * @param columnsBatchStride in `int64_t`.
+ * @param ValuesBatchStride in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsBatchStride: T.Int64, ValuesBatchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseBsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseBsrSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -50,7 +63,20 @@ export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
   if (status !== 0) throw fail('cusparseBsrSetStridedBatch', status);
 }
 let cusparseCbsr2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const cuComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `cuComplex *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null. */
 export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsr2csr', 'dirA', 'i32', dirA);
@@ -69,7 +95,20 @@ export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseCbsr2csr', status);
 }
 let cusparseCbsric02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02', 'dirA', 'i32', dirA);
@@ -87,7 +126,20 @@ export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseCbsric02', status);
 }
 let cusparseCbsric02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `const cuComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pInputBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02_analysis', 'dirA', 'i32', dirA);
@@ -106,7 +158,19 @@ export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dir
 }
 let cusparseCbsric02_bufferSize$: Scratch | undefined;
 let cusparseCbsric02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseCbsric02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -126,7 +190,19 @@ export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
 }
 let cusparseCbsric02_bufferSizeExt$: Scratch | undefined;
 let cusparseCbsric02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `cuComplex *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsric02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
   const s = (cusparseCbsric02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -10,25 +10,31 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCooGet$: Scratch | undefined;
 let cusparseCooGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Returns `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCooGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseCooGet', 'rows', rows, true);
-  pointerArg('cusparseCooGet', 'cols', cols, true);
-  pointerArg('cusparseCooGet', 'nnz', nnz, true);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  pointerArg('cusparseCooGet', 'cooValues', cooValues, true);
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, rows, cols, nnz, s.slot(0), s.slot(1), cooValues, s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseCooGet', status);
-  return { cooRowInd: s.address(0), cooColInd: s.address(1), idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: s.address(3), cooColInd: s.address(4), cooValues: s.address(5), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param cooRows in `void *`: address or host buffer, or null.
+ * @param cooColumns in `void *`: address or host buffer, or null.
+ * @param cooValues in `void *`: address or host buffer, or null. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
@@ -38,7 +44,10 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (status !== 0) throw fail('cusparseCooSetPointers', status);
 }
 let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param batchCount in `int`.
+ * @param batchStride in `int64_t`. */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -48,7 +57,8 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
 }
 let cusparseCreate$: Scratch | undefined;
 let cusparseCreate$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 12.5 Returns `handle`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
   const s = (cusparseCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -58,7 +68,17 @@ export function cusparseCreate(): T.cusparseHandle_t {
 }
 let cusparseCreateBlockedEll$: Scratch | undefined;
 let cusparseCreateBlockedEll$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ellBlockSize in `int64_t`.
+ * @param ellCols in `int64_t`.
+ * @param ellColInd in `void *`: address or host buffer, or null.
+ * @param ellValue in `void *`: address or host buffer, or null.
+ * @param ellIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -77,7 +97,22 @@ export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockS
 }
 let cusparseCreateBsr$: Scratch | undefined;
 let cusparseCreateBsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param brows in `int64_t`.
+ * @param bcols in `int64_t`.
+ * @param bnnz in `int64_t`.
+ * @param rowBlockSize in `int64_t`.
+ * @param colBlockSize in `int64_t`.
+ * @param bsrRowOffsets in `void *`: address or host buffer, or null.
+ * @param bsrColInd in `void *`: address or host buffer, or null.
+ * @param bsrValues in `void *`: address or host buffer, or null.
+ * @param bsrRowOffsetsType in `cusparseIndexType_t`.
+ * @param bsrColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @param order in `cusparseOrder_t`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBsr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -100,7 +135,9 @@ export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64,
 }
 let cusparseCreateBsric02Info$: Scratch | undefined;
 let cusparseCreateBsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsric02Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -110,7 +147,9 @@ export function cusparseCreateBsric02Info(): T.bsric02Info_t {
 }
 let cusparseCreateBsrilu02Info$: Scratch | undefined;
 let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrilu02Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -120,7 +159,9 @@ export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
 }
 let cusparseCreateBsrsm2Info$: Scratch | undefined;
 let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrsm2Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -130,7 +171,9 @@ export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
 }
 let cusparseCreateBsrsv2Info$: Scratch | undefined;
 let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `bsrsv2Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -140,7 +183,9 @@ export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
 }
 let cusparseCreateColorInfo$: Scratch | undefined;
 let cusparseCreateColorInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `cusparseColorInfo_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -150,7 +195,18 @@ export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
 }
 let cusparseCreateConstBlockedEll$: Scratch | undefined;
 let cusparseCreateConstBlockedEll$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ellBlockSize in `int64_t`.
+ * @param ellCols in `int64_t`.
+ * @param ellColInd in `const void *`: address or host buffer, or null.
+ * @param ellValue in `const void *`: address or host buffer, or null.
+ * @param ellIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstBlockedEll$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -169,7 +225,22 @@ export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellB
 }
 let cusparseCreateConstBsr$: Scratch | undefined;
 let cusparseCreateConstBsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param brows in `int64_t`.
+ * @param bcols in `int64_t`.
+ * @param bnnz in `int64_t`.
+ * @param rowBlockDim in `int64_t`.
+ * @param colBlockDim in `int64_t`.
+ * @param bsrRowOffsets in `const void *`: address or host buffer, or null.
+ * @param bsrColInd in `const void *`: address or host buffer, or null.
+ * @param bsrValues in `const void *`: address or host buffer, or null.
+ * @param bsrRowOffsetsType in `cusparseIndexType_t`.
+ * @param bsrColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @param order in `cusparseOrder_t`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstBsr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -192,7 +263,18 @@ export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.I
 }
 let cusparseCreateConstCoo$: Scratch | undefined;
 let cusparseCreateConstCoo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cooRowInd in `const void *`: address or host buffer, or null.
+ * @param cooColInd in `const void *`: address or host buffer, or null.
+ * @param cooValues in `const void *`: address or host buffer, or null.
+ * @param cooIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCoo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -211,7 +293,19 @@ export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int6
 }
 let cusparseCreateConstCsc$: Scratch | undefined;
 let cusparseCreateConstCsc$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cscColOffsets in `const void *`: address or host buffer, or null.
+ * @param cscRowInd in `const void *`: address or host buffer, or null.
+ * @param cscValues in `const void *`: address or host buffer, or null.
+ * @param cscColOffsetsType in `cusparseIndexType_t`.
+ * @param cscRowIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCsc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -231,7 +325,19 @@ export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int6
 }
 let cusparseCreateConstCsr$: Scratch | undefined;
 let cusparseCreateConstCsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param csrRowOffsets in `const void *`: address or host buffer, or null.
+ * @param csrColInd in `const void *`: address or host buffer, or null.
+ * @param csrValues in `const void *`: address or host buffer, or null.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`.
+ * @param csrColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCsr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -251,7 +357,15 @@ export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int6
 }
 let cusparseCreateConstDnMat$: Scratch | undefined;
 let cusparseCreateConstDnMat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Returns `dnMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ld in `int64_t`.
+ * @param values in `const void *`: address or host buffer, or null.
+ * @param valueType in `cudaDataType`.
+ * @param order in `cusparseOrder_t`.
+ * @returns the value of `dnMatDescr`: out `cusparseConstDnMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstDnMatDescr_t {
   const s = (cusparseCreateConstDnMat$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -267,7 +381,12 @@ export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int
 }
 let cusparseCreateConstDnVec$: Scratch | undefined;
 let cusparseCreateConstDnVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `dnVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param values in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `dnVecDescr`: out `cusparseConstDnVecDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseConstDnVecDescr_t {
   const s = (cusparseCreateConstDnVec$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -280,7 +399,21 @@ export function cusparseCreateConstDnVec(size: T.Int64, values: T.Pointer, value
 }
 let cusparseCreateConstSlicedEll$: Scratch | undefined;
 let cusparseCreateConstSlicedEll$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param sellValuesSize in `int64_t`.
+ * @param sliceSize in `int64_t`.
+ * @param sellSliceOffsets in `const void *`: address or host buffer, or null.
+ * @param sellColInd in `const void *`: address or host buffer, or null.
+ * @param sellValues in `const void *`: address or host buffer, or null.
+ * @param sellSliceOffsetsType in `cusparseIndexType_t`.
+ * @param sellColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstSlicedEll$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -302,7 +435,16 @@ export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: 
 }
 let cusparseCreateConstSpVec$: Scratch | undefined;
 let cusparseCreateConstSpVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param indices in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param values in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param idxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spVecDescr`: out `cusparseConstSpVecDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpVecDescr_t {
   const s = (cusparseCreateConstSpVec$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -319,7 +461,17 @@ export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T
 }
 let cusparseCreateCoo$: Scratch | undefined;
 let cusparseCreateCoo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cooRowInd in `void *`: address or host buffer, or null.
+ * @param cooColInd in `void *`: address or host buffer, or null.
+ * @param cooValues in `void *`: address or host buffer, or null.
+ * @param cooIdxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCoo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -338,7 +490,18 @@ export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, co
 }
 let cusparseCreateCsc$: Scratch | undefined;
 let cusparseCreateCsc$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param cscColOffsets in `void *`: address or host buffer, or null.
+ * @param cscRowInd in `void *`: address or host buffer, or null.
+ * @param cscValues in `void *`: address or host buffer, or null.
+ * @param cscColOffsetsType in `cusparseIndexType_t`.
+ * @param cscRowIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -358,7 +521,18 @@ export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
 }
 let cusparseCreateCsr$: Scratch | undefined;
 let cusparseCreateCsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param csrRowOffsets in `void *`: address or host buffer, or null.
+ * @param csrColInd in `void *`: address or host buffer, or null.
+ * @param csrValues in `void *`: address or host buffer, or null.
+ * @param csrRowOffsetsType in `cusparseIndexType_t`.
+ * @param csrColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -378,7 +552,9 @@ export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
 }
 let cusparseCreateCsric02Info$: Scratch | undefined;
 let cusparseCreateCsric02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csric02Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -388,7 +564,9 @@ export function cusparseCreateCsric02Info(): T.csric02Info_t {
 }
 let cusparseCreateCsrilu02Info$: Scratch | undefined;
 let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrilu02Info_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -398,7 +576,9 @@ export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
 }
 let cusparseCreateCsru2csrInfo$: Scratch | undefined;
 let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csru2csrInfo_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -408,7 +588,14 @@ export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
 }
 let cusparseCreateDnMat$: Scratch | undefined;
 let cusparseCreateDnMat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Returns `dnMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param ld in `int64_t`.
+ * @param values in `void *`: address or host buffer, or null.
+ * @param valueType in `cudaDataType`.
+ * @param order in `cusparseOrder_t`.
+ * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   const s = (cusparseCreateDnMat$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -424,7 +611,11 @@ export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, v
 }
 let cusparseCreateDnVec$: Scratch | undefined;
 let cusparseCreateDnVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `dnVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param values in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   const s = (cusparseCreateDnVec$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -436,7 +627,11 @@ export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType:
   return s.address(0) as T.cusparseDnVecDescr_t;
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param n_ in `int`.
+ * @param p in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCreateIdentityPermutation', 'n', 'i32', n_);
@@ -446,7 +641,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
 }
 let cusparseCreateMatDescr$: Scratch | undefined;
 let cusparseCreateMatDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 12.5 Returns `descrA`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -456,7 +652,9 @@ export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
 }
 let cusparseCreatePruneInfo$: Scratch | undefined;
 let cusparseCreatePruneInfo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 12.5 Returns `info`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `pruneInfo_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -466,7 +664,21 @@ export function cusparseCreatePruneInfo(): T.pruneInfo_t {
 }
 let cusparseCreateSlicedEll$: Scratch | undefined;
 let cusparseCreateSlicedEll$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spMatDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param sellValuesSize in `int64_t`.
+ * @param sliceSize in `int64_t`.
+ * @param sellSliceOffsets in `void *`: address or host buffer, or null.
+ * @param sellColInd in `void *`: address or host buffer, or null.
+ * @param sellValues in `void *`: address or host buffer, or null.
+ * @param sellSliceOffsetsType in `cusparseIndexType_t`.
+ * @param sellColIndType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateSlicedEll$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -488,7 +700,15 @@ export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int
 }
 let cusparseCreateSpVec$: Scratch | undefined;
 let cusparseCreateSpVec$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Returns `spVecDescr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `int64_t`.
+ * @param nnz in `int64_t`.
+ * @param indices in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param values in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param idxType in `cusparseIndexType_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param valueType in `cudaDataType`.
+ * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   const s = (cusparseCreateSpVec$ ??= new Scratch(1));
   s.u64[0] = 0n;

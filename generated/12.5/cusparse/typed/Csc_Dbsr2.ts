@@ -10,26 +10,32 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusparseCscGet$: Scratch | undefined;
 let cusparseCscGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Returns `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCscGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `void **`; `cscRowInd`: out `void **`; `cscValues`: out `void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCscGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseCscGet', 'rows', rows, true);
-  pointerArg('cusparseCscGet', 'cols', cols, true);
-  pointerArg('cusparseCscGet', 'nnz', nnz, true);
-  pointerArg('cusparseCscGet', 'cscColOffsets', cscColOffsets, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseCscGet', 'cscValues', cscValues, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseCscGet$c ??= binder.native('cusparseCscGet'))(spMatDescr, rows, cols, nnz, cscColOffsets, s.slot(0), cscValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  const status = (cusparseCscGet$c ??= binder.native('cusparseCscGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseCscGet', status);
-  return { cscRowInd: s.address(0), cscColOffsetsType: s.i32[2] as T.cusparseIndexType_t, cscRowIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: s.address(3), cscRowInd: s.address(4), cscValues: s.address(5), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseCscSetPointers$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param cscColOffsets in `void *`: address or host buffer, or null.
+ * @param cscRowInd in `void *`: address or host buffer, or null.
+ * @param cscValues in `void *`: address or host buffer, or null. */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
@@ -39,7 +45,22 @@ export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (status !== 0) throw fail('cusparseCscSetPointers', status);
 }
 let cusparseCsr2cscEx2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param csrVal in `const void *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param cscVal in `void *`: address or host buffer, or null.
+ * @param cscColPtr in `int *`: address or host buffer, or null.
+ * @param cscRowInd in `int *`: address or host buffer, or null.
+ * @param valType in `cudaDataType`.
+ * @param copyValues in `cusparseAction_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param alg in `cusparseCsr2CscAlg_t`.
+ * @param buffer in `void *`: address or host buffer, or null. */
 export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2', 'm', 'i32', m);
@@ -61,7 +82,22 @@ export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number,
 }
 let cusparseCsr2cscEx2_bufferSize$: Scratch | undefined;
 let cusparseCsr2cscEx2_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param csrVal in `const void *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param cscVal in `void *`: address or host buffer, or null.
+ * @param cscColPtr in `int *`: address or host buffer, or null.
+ * @param cscRowInd in `int *`: address or host buffer, or null.
+ * @param valType in `cudaDataType`.
+ * @param copyValues in `cusparseAction_t`.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param alg in `cusparseCsr2CscAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): number {
   const s = (cusparseCsr2cscEx2_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
@@ -85,26 +121,32 @@ export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null,
 }
 let cusparseCsrGet$: Scratch | undefined;
 let cusparseCsrGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Returns `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCsrGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `void **`; `csrColInd`: out `void **`; `csrValues`: out `void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCsrGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseCsrGet', 'rows', rows, true);
-  pointerArg('cusparseCsrGet', 'cols', cols, true);
-  pointerArg('cusparseCsrGet', 'nnz', nnz, true);
-  pointerArg('cusparseCsrGet', 'csrRowOffsets', csrRowOffsets, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseCsrGet', 'csrValues', csrValues, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseCsrGet$c ??= binder.native('cusparseCsrGet'))(spMatDescr, rows, cols, nnz, csrRowOffsets, s.slot(0), csrValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  const status = (cusparseCsrGet$c ??= binder.native('cusparseCsrGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseCsrGet', status);
-  return { csrColInd: s.address(0), csrRowOffsetsType: s.i32[2] as T.cusparseIndexType_t, csrColIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: s.address(3), csrColInd: s.address(4), csrValues: s.address(5), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseCsrSetPointers$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param csrRowOffsets in `void *`: address or host buffer, or null.
+ * @param csrColInd in `void *`: address or host buffer, or null.
+ * @param csrValues in `void *`: address or host buffer, or null. */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
@@ -114,7 +156,11 @@ export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (status !== 0) throw fail('cusparseCsrSetPointers', status);
 }
 let cusparseCsrSetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param batchCount in `int`.
+ * @param offsetsBatchStride in `int64_t`.
+ * @param columnsValuesBatchStride in `int64_t`. */
 export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsValuesBatchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCsrSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -124,7 +170,20 @@ export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
   if (status !== 0) throw fail('cusparseCsrSetStridedBatch', status);
 }
 let cusparseDbsr2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null. */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsr2csr', 'dirA', 'i32', dirA);

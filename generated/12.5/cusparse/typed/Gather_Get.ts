@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseGather$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param vecY in `cusparseConstDnVecDescr_t`.
+ * @param vecX in `cusparseSpVecDescr_t`. */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseConstDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseGather', 'vecY', vecY, true) as typeof vecY;
@@ -18,42 +21,54 @@ export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cuspar
   if (status !== 0) throw fail('cusparseGather', status);
 }
 let cusparseGetErrorName$c: NativeFunction | undefined;
-/** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 12.5 */
+/** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
+ * @param status_ in `cusparseStatus_t`.
+ * @returns `const char *` */
 export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorName', 'status', 'i32', status_);
   const result = (cusparseGetErrorName$c ??= binder.native('cusparseGetErrorName'))(status_);
   return result;
 }
 let cusparseGetErrorString$c: NativeFunction | undefined;
-/** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 12.5 */
+/** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
+ * @param status_ in `cusparseStatus_t`.
+ * @returns `const char *` */
 export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorString', 'status', 'i32', status_);
   const result = (cusparseGetErrorString$c ??= binder.native('cusparseGetErrorString'))(status_);
   return result;
 }
 let cusparseGetMatDiagType$c: NativeFunction | undefined;
-/** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5 */
+/** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseDiagType_t` */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatDiagType$c ??= binder.native('cusparseGetMatDiagType'))(descrA);
   return result;
 }
 let cusparseGetMatFillMode$c: NativeFunction | undefined;
-/** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5 */
+/** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseFillMode_t` */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatFillMode$c ??= binder.native('cusparseGetMatFillMode'))(descrA);
   return result;
 }
 let cusparseGetMatIndexBase$c: NativeFunction | undefined;
-/** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5 */
+/** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseIndexBase_t` */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatIndexBase$c ??= binder.native('cusparseGetMatIndexBase'))(descrA);
   return result;
 }
 let cusparseGetMatType$c: NativeFunction | undefined;
-/** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5 */
+/** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @returns `cusparseMatrixType_t` */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatType$c ??= binder.native('cusparseGetMatType'))(descrA);
@@ -61,7 +76,9 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
 }
 let cusparseGetPointerMode$: Scratch | undefined;
 let cusparseGetPointerMode$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 12.5 Returns `mode`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `mode`: out `cusparsePointerMode_t *`. */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
   const s = (cusparseGetPointerMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
@@ -72,7 +89,9 @@ export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cus
 }
 let cusparseGetProperty$: Scratch | undefined;
 let cusparseGetProperty$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 12.5 Returns `value`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
   const s = (cusparseGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseGetProperty', 'type', 'i32', type);
@@ -83,7 +102,9 @@ export function cusparseGetProperty(type: T.libraryPropertyType): number {
 }
 let cusparseGetStream$: Scratch | undefined;
 let cusparseGetStream$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 12.5 Returns `streamId`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
   const s = (cusparseGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
@@ -94,7 +115,9 @@ export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStre
 }
 let cusparseGetVersion$: Scratch | undefined;
 let cusparseGetVersion$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 12.5 Returns `version`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @returns the value of `version`: out `int *`. */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {
   const s = (cusparseGetVersion$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;

@@ -15,42 +15,53 @@ export function cusparseLoggerForceDisable(): void {
   if (status !== 0) throw fail('cusparseLoggerForceDisable', status);
 }
 let cusparseLoggerOpenFile$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param logFile in string (`const char *`). */
 export function cusparseLoggerOpenFile(logFile: string): void {
   if (typeof logFile !== 'string') throw argError('cusparseLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cusparseLoggerOpenFile$c ??= binder.native('cusparseLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cusparseLoggerOpenFile', status);
 }
 let cusparseLoggerSetCallback$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t callback)` · cusparse.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cusparseLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t callback)` · cusparse.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cusparseLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `cusparseLoggerCallback_t`; null allowed. */
 export function cusparseLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cusparseLoggerSetCallback', 'callback', callback, true);
   const status = (cusparseLoggerSetCallback$c ??= binder.native('cusparseLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cusparseLoggerSetCallback', status);
 }
 let cusparseLoggerSetFile$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param file in `FILE *`: address or host buffer, or null. */
 export function cusparseLoggerSetFile(file: T.Pointer): void {
   pointerArg('cusparseLoggerSetFile', 'file', file, true);
   const status = (cusparseLoggerSetFile$c ??= binder.native('cusparseLoggerSetFile'))(file);
   if (status !== 0) throw fail('cusparseLoggerSetFile', status);
 }
 let cusparseLoggerSetLevel$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`. */
 export function cusparseLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusparseLoggerSetLevel', 'level', 'i32', level);
   const status = (cusparseLoggerSetLevel$c ??= binder.native('cusparseLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cusparseLoggerSetLevel', status);
 }
 let cusparseLoggerSetMask$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerSetMask(int mask)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerSetMask(int mask)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `int`. */
 export function cusparseLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusparseLoggerSetMask', 'mask', 'i32', mask);
   const status = (cusparseLoggerSetMask$c ??= binder.native('cusparseLoggerSetMask'))(mask);
   if (status !== 0) throw fail('cusparseLoggerSetMask', status);
 }
 let cusparseRot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param c_coeff in `const void *`: address or host buffer, or null.
+ * @param s_coeff in `const void *`: address or host buffer, or null.
+ * @param vecX in `cusparseSpVecDescr_t`.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseRot(handle: T.cusparseHandle_t | null, c_coeff: T.Pointer, s_coeff: T.Pointer, vecX: T.cusparseSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseRot', 'handle', handle, true) as typeof handle;
   pointerArg('cusparseRot', 'c_coeff', c_coeff, true);
@@ -61,7 +72,18 @@ export function cusparseRot(handle: T.cusparseHandle_t | null, c_coeff: T.Pointe
   if (status !== 0) throw fail('cusparseRot', status);
 }
 let cusparseSDDMM$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSDDMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSDDMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstDnMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSDDMMAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSDDMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM', 'opA', 'i32', opA);
@@ -79,7 +101,18 @@ export function cusparseSDDMM(handle: T.cusparseHandle_t | null, opA: T.cusparse
 }
 let cusparseSDDMM_bufferSize$: Scratch | undefined;
 let cusparseSDDMM_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstDnMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSDDMMAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t): number {
   const s = (cusparseSDDMM_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
@@ -98,7 +131,18 @@ export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA:
   return s.size(0);
 }
 let cusparseSDDMM_preprocess$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstDnMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSDDMMAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_preprocess', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_preprocess', 'opA', 'i32', opA);

@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseZgemvi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnz in `int`.
+ * @param xVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param beta in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZgemvi', 'transA', 'i32', transA);
@@ -30,7 +44,13 @@ export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
 }
 let cusparseZgemvi_bufferSize$: Scratch | undefined;
 let cusparseZgemvi_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 12.5 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   const s = (cusparseZgemvi_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi_bufferSize', 'handle', handle, true) as typeof handle;
@@ -44,7 +64,18 @@ export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   return s.i32[0];
 }
 let cusparseZgpsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param dl in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param dw in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -62,7 +93,18 @@ export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param dw in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -81,7 +123,16 @@ export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseZgtsv2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2', 'm', 'i32', m);
@@ -96,7 +147,16 @@ export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseZgtsv2', status);
 }
 let cusparseZgtsv2StridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch', 'm', 'i32', m);
@@ -112,7 +172,16 @@ export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseZgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -130,7 +199,16 @@ export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
 }
 let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -147,7 +225,16 @@ export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   return s.size(0);
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot', 'm', 'i32', m);
@@ -163,7 +250,16 @@ export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseZgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param B in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -180,7 +276,16 @@ export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   return s.size(0);
 }
 let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -196,7 +301,16 @@ export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param d in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param du in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuCoredumpGetAttribute$: Scratch | undefined;
 let cuCoredumpGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttribute$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
@@ -23,7 +28,12 @@ export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
 }
 let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttributeGlobal$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
@@ -36,7 +46,12 @@ export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value
 }
 let cuCoredumpSetAttribute$: Scratch | undefined;
 let cuCoredumpSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttribute$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
@@ -49,7 +64,12 @@ export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
 }
 let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttributeGlobal$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
@@ -62,7 +82,11 @@ export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value
 }
 let cuCtxAttach$: Scratch | undefined;
 let cuCtxAttach$c: NativeFunction | undefined;
-/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.5 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -73,7 +97,12 @@ export function cuCtxAttach(flags: number): T.CUcontext {
 }
 let cuCtxCreate$: Scratch | undefined;
 let cuCtxCreate$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -85,7 +114,12 @@ export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
 }
 let cuCtxCreate_v3$: Scratch | undefined;
 let cuCtxCreate_v3$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param paramsArray in array of `struct CUexecAffinityParam_st`; its length is passed as `numParams`.
+ * @param flags in `unsigned int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate_v3$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -99,7 +133,11 @@ export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[
 }
 let cuCtxCreate_v4$: Scratch | undefined;
 let cuCtxCreate_v4$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Returns `pctx`, `ctxCreateParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @param dev in `CUdevice`.
+ * @returns `{ pctx, ctxCreateParams }`: `pctx`: out `CUcontext *`; `ctxCreateParams`: out `CUctxCreateParams_st`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext; ctxCreateParams: T.CUctxCreateParams_st } {
   const s = (cuCtxCreate_v4$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -111,7 +149,9 @@ export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext;
   return { pctx: s.address(0) as T.CUcontext, ctxCreateParams: decodeRecord<T.CUctxCreateParams_st>(records.CUctxCreateParams_st(), ctxCreateParams$) };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
@@ -119,21 +159,29 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
 let cuCtxDetach$c: NativeFunction | undefined;
-/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDetach$c ??= binder.native('cuCtxDetach'))(ctx);
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerContext in `CUcontext`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerContext in `CUcontext`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
@@ -142,7 +190,10 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
 }
 let cuCtxFromGreenCtx$: Scratch | undefined;
 let cuCtxFromGreenCtx$c: NativeFunction | undefined;
-/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Returns `pContext`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUgreenCtx`.
+ * @returns the value of `pContext`: out `CUcontext *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
   const s = (cuCtxFromGreenCtx$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -153,7 +204,10 @@ export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
 }
 let cuCtxGetApiVersion$: Scratch | undefined;
 let cuCtxGetApiVersion$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.5 Returns `version`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @returns the value of `version`: out `unsigned int *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
@@ -164,7 +218,9 @@ export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
 }
 let cuCtxGetCacheConfig$: Scratch | undefined;
 let cuCtxGetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.5 Returns `pconfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pconfig`: out `CUfunc_cache *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -174,7 +230,9 @@ export function cuCtxGetCacheConfig(): T.CUfunc_cache {
 }
 let cuCtxGetCurrent$: Scratch | undefined;
 let cuCtxGetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.5 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -183,7 +241,11 @@ export function cuCtxGetCurrent(): T.CUcontext {
   return s.address(0) as T.CUcontext;
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUcontext`.
+ * @param type in `CUdevResourceType`.
+ * @returns the value of `resource`: out `CUdevResource_st`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
@@ -194,7 +256,9 @@ export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResou
 }
 let cuCtxGetDevice$: Scratch | undefined;
 let cuCtxGetDevice$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.5 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `device`: out `CUdevice *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -203,7 +267,11 @@ export function cuCtxGetDevice(): number {
   return s.i32[0];
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.5 Returns `pExecAffinity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `CUexecAffinityType`.
+ * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
 export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffinityParam_st {
   const pExecAffinity$ = new Uint8Array(8);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuCtxGetExecAffinity', 'type', 'i32', type);
@@ -213,7 +281,9 @@ export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffini
 }
 let cuCtxGetFlags$: Scratch | undefined;
 let cuCtxGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.5 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `flags`: out `unsigned int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -223,7 +293,10 @@ export function cuCtxGetFlags(): number {
 }
 let cuCtxGetId$: Scratch | undefined;
 let cuCtxGetId$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.5 Returns `ctxId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @returns the value of `ctxId`: out `unsigned long long *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
   const s = (cuCtxGetId$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
@@ -234,7 +307,10 @@ export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
 }
 let cuCtxGetLimit$: Scratch | undefined;
 let cuCtxGetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.5 Returns `pvalue`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `CUlimit`.
+ * @returns the value of `pvalue`: out `size_t *`.
+ * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -245,7 +321,10 @@ export function cuCtxGetLimit(limit: T.CUlimit): number {
 }
 let cuCtxGetSharedMemConfig$: Scratch | undefined;
 let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.5 Returns `pConfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pConfig`: out `CUsharedconfig *`.
+ * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -255,7 +334,10 @@ export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
 }
 let cuCtxGetStreamPriorityRange$: Scratch | undefined;
 let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.5 Returns `leastPriority`, `greatestPriority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -266,7 +348,9 @@ export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatest
 }
 let cuCtxPopCurrent$: Scratch | undefined;
 let cuCtxPopCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.5 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -275,14 +359,19 @@ export function cuCtxPopCurrent(): T.CUcontext {
   return s.address(0) as T.CUcontext;
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
 let cuCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUcontext`.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -290,34 +379,44 @@ export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | n
   if (status !== 0) throw fail('cuCtxRecordEvent', status);
 }
 let cuCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxResetPersistingL2Cache(): void {
   const status = (cuCtxResetPersistingL2Cache$c ??= binder.native('cuCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cuCtxResetPersistingL2Cache', status);
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `CUfunc_cache`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
   const status = (cuCtxSetCacheConfig$c ??= binder.native('cuCtxSetCacheConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetCacheConfig', status);
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
 let cuCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxSetFlags', 'flags', 'u32', flags);
   const status = (cuCtxSetFlags$c ??= binder.native('cuCtxSetFlags'))(flags);
   if (status !== 0) throw fail('cuCtxSetFlags', status);
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `CUlimit`.
+ * @param value in `size_t`.
+ * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuCtxSetLimit', 'value', value, false);
@@ -325,21 +424,29 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `CUsharedconfig`.
+ * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuCtxSetSharedMemConfig$c ??= binder.native('cuCtxSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
 let cuCtxSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @see {@link cuda-ts/objects!Context#synchronize | Context.synchronize} (objects layer) */
 export function cuCtxSynchronize(): void {
   assertMayBlock('cuCtxSynchronize');
   const status = (cuCtxSynchronize$c ??= binder.native('cuCtxSynchronize'))();
   if (status !== 0) throw fail('cuCtxSynchronize', status);
 }
 let cuCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUcontext`.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuExternalMemoryGetMappedBuffer$: Scratch | undefined;
 let cuExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
-/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.5 Returns `devPtr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extMem in `CUexternalMemory`.
+ * @param bufferDesc in `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`: a `CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` object or its bytes.
+ * @returns the value of `devPtr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
   const s = (cuExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +26,11 @@ export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | nul
 }
 let cuExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.5 Returns `mipmap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extMem in `CUexternalMemory`.
+ * @param mipmapDesc in `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`: a `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` object or its bytes.
+ * @returns the value of `mipmap`: out `CUmipmappedArray *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
   const s = (cuExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -33,7 +41,10 @@ export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemo
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param target in `CUflushGPUDirectRDMAWritesTarget`.
+ * @param scope in `CUflushGPUDirectRDMAWritesScope`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
   if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cuFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
@@ -42,7 +53,12 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
 }
 let cuFuncGetAttribute$: Scratch | undefined;
 let cuFuncGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.5 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUfunction_attribute`.
+ * @param hfunc in `CUfunction`.
+ * @returns the value of `pi`: out `int *`.
+ * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
   const s = (cuFuncGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -54,7 +70,10 @@ export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfu
 }
 let cuFuncGetModule$: Scratch | undefined;
 let cuFuncGetModule$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.5 Returns `hmod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @returns the value of `hmod`: out `CUmodule *`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
   const s = (cuFuncGetModule$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -65,7 +84,10 @@ export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
 }
 let cuFuncGetName$: Scratch | undefined;
 let cuFuncGetName$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.5 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @returns the value of `name`: out `const char **`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
   const s = (cuFuncGetName$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -76,7 +98,11 @@ export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
 }
 let cuFuncGetParamInfo$: Scratch | undefined;
 let cuFuncGetParamInfo$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.5 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param paramIndex in `size_t`.
+ * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
   const s = (cuFuncGetParamInfo$ ??= new Scratch(2));
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
@@ -89,7 +115,10 @@ export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int6
 }
 let cuFuncIsLoaded$: Scratch | undefined;
 let cuFuncIsLoaded$c: NativeFunction | undefined;
-/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.5 Returns `state`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param function_ in `CUfunction`.
+ * @returns the value of `state`: out `CUfunctionLoadingState *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoadingState {
   const s = (cuFuncIsLoaded$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -99,14 +128,21 @@ export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoad
   return s.i32[0] as T.CUfunctionLoadingState;
 }
 let cuFuncLoad$c: NativeFunction | undefined;
-/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param function_ in `CUfunction`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncLoad(function_: T.CUfunction | null): void {
   if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
   const status = (cuFuncLoad$c ??= binder.native('cuFuncLoad'))(function_);
   if (status !== 0) throw fail('cuFuncLoad', status);
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param attrib in `CUfunction_attribute`.
+ * @param value in `int`.
+ * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @see {@link cuda-ts/objects!Kernel#setAttribute | Kernel.setAttribute} (objects layer) */
 export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncSetAttribute', 'attrib', 'i32', attrib);
@@ -115,7 +151,13 @@ export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunct
   if (status !== 0) throw fail('cuFuncSetAttribute', status);
 }
 let cuFuncSetBlockShape$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param x in `int`.
+ * @param y in `int`.
+ * @param z in `int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuFuncSetBlockShape', 'x', 'i32', x);
@@ -125,7 +167,10 @@ export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: nu
   if (status !== 0) throw fail('cuFuncSetBlockShape', status);
 }
 let cuFuncSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param config in `CUfunc_cache`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
@@ -133,7 +178,11 @@ export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfun
   if (status !== 0) throw fail('cuFuncSetCacheConfig', status);
 }
 let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param config in `CUsharedconfig`.
+ * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetSharedMemConfig', 'config', 'i32', config);
@@ -141,7 +190,11 @@ export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.C
   if (status !== 0) throw fail('cuFuncSetSharedMemConfig', status);
 }
 let cuFuncSetSharedSize$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param bytes in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof bytes !== 'number' || (bytes >>> 0) !== bytes) throw intError('cuFuncSetSharedSize', 'bytes', 'u32', bytes);

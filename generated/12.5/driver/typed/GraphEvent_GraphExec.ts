@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGraphEventRecordNodeGetEvent$: Scratch | undefined;
 let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `event_out`: out `CUevent *`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -20,7 +23,10 @@ export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.C
   return s.address(0) as T.CUevent;
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param event in `CUevent`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
@@ -29,7 +35,10 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, even
 }
 let cuGraphEventWaitNodeGetEvent$: Scratch | undefined;
 let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `event_out`: out `CUevent *`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -39,7 +48,10 @@ export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUe
   return s.address(0) as T.CUevent;
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param event in `CUevent`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
@@ -47,7 +59,11 @@ export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event:
   if (status !== 0) throw fail('cuGraphEventWaitNodeSetEvent', status);
 }
 let cuGraphExecBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -56,7 +72,11 @@ export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecBatchMemOpNodeSetParams', status);
 }
 let cuGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param childGraph in `CUgraph`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, childGraph: T.CUgraph | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecChildGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -65,14 +85,20 @@ export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecChildGraphNodeSetParams', status);
 }
 let cuGraphExecDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   const status = (cuGraphExecDestroy$c ??= binder.native('cuGraphExecDestroy'))(hGraphExec);
   if (status !== 0) throw fail('cuGraphExecDestroy', status);
 }
 let cuGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param event in `CUevent`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -81,7 +107,11 @@ export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecEventRecordNodeSetEvent', status);
 }
 let cuGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param event in `CUevent`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -90,7 +120,11 @@ export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | nul
   if (status !== 0) throw fail('cuGraphExecEventWaitNodeSetEvent', status);
 }
 let cuGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -99,7 +133,11 @@ export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.C
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -109,7 +147,10 @@ export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUg
 }
 let cuGraphExecGetFlags$: Scratch | undefined;
 let cuGraphExecGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.5 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @returns the value of `flags`: out `cuuint64_t *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
   const s = (cuGraphExecGetFlags$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -119,7 +160,11 @@ export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
   return s.u64[0];
 }
 let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -128,7 +173,11 @@ export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, h
   if (status !== 0) throw fail('cuGraphExecHostNodeSetParams', status);
 }
 let cuGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -137,7 +186,12 @@ export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecKernelNodeSetParams', status);
 }
 let cuGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -147,7 +201,12 @@ export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecMemcpyNodeSetParams', status);
 }
 let cuGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
+ * @param ctx in `CUcontext`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -157,17 +216,25 @@ export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecMemsetNodeSetParams', status);
 }
 let cuGraphExecNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): T.CUgraphNodeParams_st {
+/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecNodeSetParams', 'hNode', hNode, true) as typeof hNode;
-  const nodeParams$ = new Uint8Array(256);
+  const nodeParams$ = recordArg('cuGraphExecNodeSetParams', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false);
   const status = (cuGraphExecNodeSetParams$c ??= binder.native('cuGraphExecNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecNodeSetParams', status);
-  return decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$);
 }
 let cuGraphExecUpdate$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.5 Returns `resultInfo`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hGraph in `CUgraph`.
+ * @returns the value of `resultInfo`: out `CUgraphExecUpdateResultInfo_st`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!GraphExec#update | GraphExec.update} (objects layer) */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CUgraph | null): T.CUgraphExecUpdateResultInfo_st {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;

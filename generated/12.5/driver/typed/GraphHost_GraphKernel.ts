@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams`: out `CUDA_HOST_NODE_PARAMS_st`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HOST_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphHostNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(16);
@@ -18,7 +21,10 @@ export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HO
   return decodeRecord<T.CUDA_HOST_NODE_PARAMS_st>(records.CUDA_HOST_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphHostNodeSetParams', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
@@ -27,7 +33,12 @@ export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams
 }
 let cuGraphInstantiateWithFlags$: Scratch | undefined;
 let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.5 Returns `phGraphExec`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `phGraphExec`: out `CUgraphExec *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
   const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -39,7 +50,11 @@ export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.I
 }
 let cuGraphInstantiateWithParams$: Scratch | undefined;
 let cuGraphInstantiateWithParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.5 Returns `phGraphExec`, `instantiateParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param instantiateParams in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
+ * @returns `{ phGraphExec, instantiateParams }`: `phGraphExec`: out `CUgraphExec *`; `instantiateParams`: in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithParams(hGraph: T.CUgraph | null, instantiateParams?: Partial<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st> | Uint8Array): { phGraphExec: T.CUgraphExec; instantiateParams: T.CUDA_GRAPH_INSTANTIATE_PARAMS_st } {
   const s = (cuGraphInstantiateWithParams$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -51,7 +66,10 @@ export function cuGraphInstantiateWithParams(hGraph: T.CUgraph | null, instantia
   return { phGraphExec: s.address(0) as T.CUgraphExec, instantiateParams: decodeRecord<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st>(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams$) };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `CUgraphNode`.
+ * @param src in `CUgraphNode`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
@@ -59,7 +77,11 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: 
   if (status !== 0) throw fail('cuGraphKernelNodeCopyAttributes', status);
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.5 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param attr in `CUkernelNodeAttrID`.
+ * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
@@ -69,7 +91,10 @@ export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr:
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_v2_st`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_v2_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(72);
@@ -78,7 +103,11 @@ export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_KERNEL_NODE_PARAMS_v2_st>(records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams$);
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param attr in `CUkernelNodeAttrID`.
+ * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
@@ -87,7 +116,10 @@ export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr:
   if (status !== 0) throw fail('cuGraphKernelNodeSetAttribute', status);
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);

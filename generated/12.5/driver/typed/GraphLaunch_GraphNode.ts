@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuGraphLaunch$c: NativeFunction | undefined;
-/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphLaunch', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphLaunch', 'hStream', hStream, true) as typeof hStream;
@@ -17,7 +21,10 @@ export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstr
   if (status !== 0) throw fail('cuGraphLaunch', status);
 }
 let cuGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.5 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `params_out`: out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemAllocNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(120);
@@ -27,7 +34,10 @@ export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUD
 }
 let cuGraphMemFreeNodeGetParams$: Scratch | undefined;
 let cuGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.5 Returns `dptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `dptr_out`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
   const s = (cuGraphMemFreeNodeGetParams$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
@@ -37,7 +47,10 @@ export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUde
   return s.address(0) as T.CUdeviceptr;
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams`: out `CUDA_MEMCPY3D_st`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMCPY3D_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(200);
@@ -46,7 +59,10 @@ export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_MEMCPY3D_st>(records.CUDA_MEMCPY3D_st(), nodeParams$);
 }
 let cuGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemcpyNodeSetParams', 'nodeParams', records.CUDA_MEMCPY3D_st(), nodeParams, false);
@@ -54,7 +70,10 @@ export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodePara
   if (status !== 0) throw fail('cuGraphMemcpyNodeSetParams', status);
 }
 let cuGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams`: out `CUDA_MEMSET_NODE_PARAMS_st`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMSET_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(40);
@@ -63,7 +82,10 @@ export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_MEMSET_NODE_PARAMS_st>(records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemsetNodeSetParams', 'nodeParams', records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams, false);
@@ -72,7 +94,11 @@ export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodePara
 }
 let cuGraphNodeFindInClone$: Scratch | undefined;
 let cuGraphNodeFindInClone$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.5 Returns `phNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hOriginalNode in `CUgraphNode`.
+ * @param hClonedGraph in `CUgraph`.
+ * @returns the value of `phNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphNodeFindInClone$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -84,7 +110,10 @@ export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClo
 }
 let cuGraphNodeGetDependencies$: Scratch | undefined;
 let cuGraphNodeGetDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.5 Returns `dependencies`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair).
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
   const s = (cuGraphNodeGetDependencies$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
@@ -103,7 +132,10 @@ export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgra
 }
 let cuGraphNodeGetDependencies_v2$: Scratch | undefined;
 let cuGraphNodeGetDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.5 Returns `dependencies`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns `{ dependencies, edgeData }`: `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode | null): { dependencies: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
   const s = (cuGraphNodeGetDependencies_v2$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies_v2', 'hNode', hNode, true) as typeof hNode;
@@ -123,7 +155,10 @@ export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode | null): { de
 }
 let cuGraphNodeGetDependentNodes$: Scratch | undefined;
 let cuGraphNodeGetDependentNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Returns `dependentNodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair).
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
   const s = (cuGraphNodeGetDependentNodes$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
@@ -142,7 +177,10 @@ export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUg
 }
 let cuGraphNodeGetDependentNodes_v2$: Scratch | undefined;
 let cuGraphNodeGetDependentNodes_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Returns `dependentNodes`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns `{ dependentNodes, edgeData }`: `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode | null): { dependentNodes: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
   const s = (cuGraphNodeGetDependentNodes_v2$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes_v2', 'hNode', hNode, true) as typeof hNode;
@@ -162,7 +200,11 @@ export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode | null): { 
 }
 let cuGraphNodeGetEnabled$: Scratch | undefined;
 let cuGraphNodeGetEnabled$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.5 Returns `isEnabled`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `isEnabled`: out `unsigned int *`.
+ * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): number {
   const s = (cuGraphNodeGetEnabled$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -174,7 +216,10 @@ export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T
 }
 let cuGraphNodeGetType$: Scratch | undefined;
 let cuGraphNodeGetType$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.5 Returns `type`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `type`: out `CUgraphNodeType *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
   const s = (cuGraphNodeGetType$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
@@ -184,7 +229,11 @@ export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeTy
   return s.i32[0] as T.CUgraphNodeType;
 }
 let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hNode in `CUgraphNode`.
+ * @param isEnabled in `unsigned int`.
+ * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
@@ -193,11 +242,13 @@ export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T
   if (status !== 0) throw fail('cuGraphNodeSetEnabled', status);
 }
 let cuGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuGraphNodeSetParams(hNode: T.CUgraphNode | null): T.CUgraphNodeParams_st {
+/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+export function cuGraphNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
-  const nodeParams$ = new Uint8Array(256);
+  const nodeParams$ = recordArg('cuGraphNodeSetParams', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false);
   const status = (cuGraphNodeSetParams$c ??= binder.native('cuGraphNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphNodeSetParams', status);
-  return decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$);
 }

@@ -10,7 +10,13 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGreenCtxCreate$: Scratch | undefined;
 let cuGreenCtxCreate$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.5 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `CUdevResourceDesc`.
+ * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `phCtx`: out `CUgreenCtx *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @see {@link cuda-ts/objects!GreenContext.create | GreenContext.create} (objects layer) */
 export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, flags: number): T.CUgreenCtx {
   const s = (cuGreenCtxCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,14 +28,20 @@ export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, 
   return s.address(0) as T.CUgreenCtx;
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUgreenCtx`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
   const status = (cuGreenCtxDestroy$c ??= binder.native('cuGreenCtxDestroy'))(hCtx);
   if (status !== 0) throw fail('cuGreenCtxDestroy', status);
 }
 let cuGreenCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUgreenCtx`.
+ * @param type in `CUdevResourceType`.
+ * @returns the value of `resource`: out `CUdevResource_st`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
@@ -39,7 +51,10 @@ export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUde
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuGreenCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUgreenCtx`.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -48,7 +63,13 @@ export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUeve
 }
 let cuGreenCtxStreamCreate$: Scratch | undefined;
 let cuGreenCtxStreamCreate$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.5 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param greenCtx in `CUgreenCtx`.
+ * @param flags in `unsigned int`.
+ * @param priority in `int`.
+ * @returns the value of `phStream`: out `CUstream *`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @see {@link cuda-ts/objects!GreenContext#createStream | GreenContext.createStream} (objects layer) */
 export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: number, priority: number): T.CUstream {
   const s = (cuGreenCtxStreamCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -60,7 +81,10 @@ export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: num
   return s.address(0) as T.CUstream;
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hCtx in `CUgreenCtx`.
+ * @param hEvent in `CUevent`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -69,7 +93,10 @@ export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent
 }
 let cuImportExternalMemory$: Scratch | undefined;
 let cuImportExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.5 Returns `extMem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
+ * @returns the value of `extMem_out`: out `CUexternalMemory *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   const s = (cuImportExternalMemory$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -80,7 +107,10 @@ export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HAN
 }
 let cuImportExternalSemaphore$: Scratch | undefined;
 let cuImportExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.5 Returns `extSem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
+ * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.5 Returns `kernels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numKernels in `unsigned int`.
+ * @param lib in `CUlibrary`.
+ * @returns the value of `kernels`: out array of `CUkernel`, `numKernels` long.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary | null): T.CUkernel[] {
   if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cuLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
@@ -20,7 +24,11 @@ export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary |
 }
 let cuLibraryGetGlobal$: Scratch | undefined;
 let cuLibraryGetGlobal$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @param name in string (`const char *`).
+ * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetGlobal$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -33,7 +41,11 @@ export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): {
 }
 let cuLibraryGetKernel$: Scratch | undefined;
 let cuLibraryGetKernel$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Returns `pKernel`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @param name in string (`const char *`).
+ * @returns the value of `pKernel`: out `CUkernel *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T.CUkernel {
   const s = (cuLibraryGetKernel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -45,7 +57,10 @@ export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T
 }
 let cuLibraryGetKernelCount$: Scratch | undefined;
 let cuLibraryGetKernelCount$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.5 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lib in `CUlibrary`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
   const s = (cuLibraryGetKernelCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -56,7 +71,11 @@ export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
 }
 let cuLibraryGetManaged$: Scratch | undefined;
 let cuLibraryGetManaged$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @param name in string (`const char *`).
+ * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetManaged$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -69,7 +88,10 @@ export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): 
 }
 let cuLibraryGetModule$: Scratch | undefined;
 let cuLibraryGetModule$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.5 Returns `pMod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @returns the value of `pMod`: out `CUmodule *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
   const s = (cuLibraryGetModule$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -80,7 +102,11 @@ export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
 }
 let cuLibraryGetUnifiedFunction$: Scratch | undefined;
 let cuLibraryGetUnifiedFunction$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.5 Returns `fptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @param symbol in string (`const char *`).
+ * @returns the value of `fptr`: out `void **`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol: string): number {
   const s = (cuLibraryGetUnifiedFunction$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -92,7 +118,14 @@ export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol:
 }
 let cuLibraryLoadData$: Scratch | undefined;
 let cuLibraryLoadData$c: NativeFunction | undefined;
-/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.5 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param code in `const void *`: address or host buffer, or null.
+ * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
+ * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
+ * @param libraryOptions in array of `CUlibraryOption`; its length is passed as `numLibraryOptions`.
+ * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
+ * @returns the value of `library`: out `CUlibrary *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadData$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -109,7 +142,14 @@ export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit
 }
 let cuLibraryLoadFromFile$: Scratch | undefined;
 let cuLibraryLoadFromFile$c: NativeFunction | undefined;
-/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.5 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fileName in string (`const char *`).
+ * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
+ * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
+ * @param libraryOptions in array of `CUlibraryOption`; its length is passed as `numLibraryOptions`.
+ * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
+ * @returns the value of `library`: out `CUlibrary *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadFromFile$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -125,7 +165,9 @@ export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.
   return s.address(0) as T.CUlibrary;
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
-/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `CUlibrary`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryUnload(library: T.CUlibrary | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;
   const status = (cuLibraryUnload$c ??= binder.native('cuLibraryUnload'))(library);

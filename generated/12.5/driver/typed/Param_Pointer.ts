@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuParamSetSize$c: NativeFunction | undefined;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param numbytes in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
@@ -17,7 +21,12 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param texunit in `int`.
+ * @param hTexRef in `CUtexref`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof texunit !== 'number' || (texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
@@ -26,7 +35,12 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
 let cuParamSetf$c: NativeFunction | undefined;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param value in `float`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
@@ -35,7 +49,12 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSetf', status);
 }
 let cuParamSeti$c: NativeFunction | undefined;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param value in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
@@ -44,7 +63,13 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSeti', status);
 }
 let cuParamSetv$c: NativeFunction | undefined;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUfunction`.
+ * @param offset in `int`.
+ * @param ptr in `void *`: address or host buffer, or null.
+ * @param numbytes in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
@@ -54,7 +79,11 @@ export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.P
   if (status !== 0) throw fail('cuParamSetv', status);
 }
 let cuPointerGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attribute in `CUpointer_attribute`.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `data`: out value typed by `attribute`: its type follows the attribute.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
   const data$ = new Uint8Array(16);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
@@ -65,7 +94,11 @@ export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.C
   return attrDecode(attribute as number, data$);
 }
 let cuPointerGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attributes in array of `CUpointer_attribute`; its length is passed as `numAttributes`.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `data`: out value typed by `attributes`: its type follows the attribute.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribute)[] | Int32Array, ptr: T.CUdeviceptr): (T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool)[] {
   const attributes$ = scalarArrayArg('cuPointerGetAttributes', 'attributes', 'i32', attributes, false);
   const data$cells = new Uint8Array(Math.max(1, attributes$.count) * 16);
@@ -79,7 +112,11 @@ export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribu
   return Array.from({ length: attributes$.count }, (_, k) => attrDecode(Number((attributes$.data as Uint32Array)[k]), data$cells.subarray(16 * k, 16 * k + 16)));
 }
 let cuPointerSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param value in value typed by `attribute`: its type follows the attribute.
+ * @param attribute in `CUpointer_attribute`.
+ * @param ptr in `CUdeviceptr`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.CUdeviceptr | never | boolean | bigint | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);

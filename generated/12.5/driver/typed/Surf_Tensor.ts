@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuSurfObjectCreate$: Scratch | undefined;
 let cuSurfObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.5 Returns `pSurfObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
+ * @returns the value of `pSurfObject`: out `CUsurfObject *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html).
+ * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   const s = (cuSurfObjectCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,14 +24,19 @@ export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Arra
   return s.u64[0];
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `CUsurfObject`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.5 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `CUsurfObject`.
+ * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
@@ -37,7 +46,11 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
 }
 let cuSurfRefGetArray$: Scratch | undefined;
 let cuSurfRefGetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.5 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hSurfRef in `CUsurfref`.
+ * @returns the value of `phArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   const s = (cuSurfRefGetArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -47,7 +60,12 @@ export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   return s.address(0) as T.CUarray;
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hSurfRef in `CUsurfref`.
+ * @param hArray in `CUarray`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
@@ -56,7 +74,24 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarra
   if (status !== 0) throw fail('cuSurfRefSetArray', status);
 }
 let cuTensorMapEncodeIm2col$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.5 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDataType in `CUtensorMapDataType`.
+ * @param tensorRank in `cuuint32_t`.
+ * @param globalAddress in `void *`: address or host buffer, or null.
+ * @param globalDim in array of `u64`; null allowed.
+ * @param globalStrides in array of `u64`; null allowed.
+ * @param pixelBoxLowerCorner in array of `i32`; null allowed.
+ * @param pixelBoxUpperCorner in array of `i32`; null allowed.
+ * @param channelsPerPixel in `cuuint32_t`.
+ * @param pixelsPerColumn in `cuuint32_t`.
+ * @param elementStrides in array of `u32`; null allowed.
+ * @param interleave in `CUtensorMapInterleave`.
+ * @param swizzle in `CUtensorMapSwizzle`.
+ * @param l2Promotion in `CUtensorMapL2promotion`.
+ * @param oobFill in `CUtensorMapFloatOOBfill`.
+ * @returns the value of `tensorMap`: out `CUtensorMap_st`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
+ * @see {@link cuda-ts/objects!TensorMap.im2col | TensorMap.im2col} (objects layer) */
 export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, pixelBoxLowerCorner: readonly (number)[] | Int32Array | null, pixelBoxUpperCorner: readonly (number)[] | Int32Array | null, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
   if (typeof tensorDataType !== 'number' || (tensorDataType | 0) !== tensorDataType) throw intError('cuTensorMapEncodeIm2col', 'tensorDataType', 'i32', tensorDataType);
@@ -78,7 +113,21 @@ export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, t
   return tensorMap$;
 }
 let cuTensorMapEncodeTiled$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.5 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDataType in `CUtensorMapDataType`.
+ * @param tensorRank in `cuuint32_t`.
+ * @param globalAddress in `void *`: address or host buffer, or null.
+ * @param globalDim in array of `u64`; null allowed.
+ * @param globalStrides in array of `u64`; null allowed.
+ * @param boxDim in array of `u32`; null allowed.
+ * @param elementStrides in array of `u32`; null allowed.
+ * @param interleave in `CUtensorMapInterleave`.
+ * @param swizzle in `CUtensorMapSwizzle`.
+ * @param l2Promotion in `CUtensorMapL2promotion`.
+ * @param oobFill in `CUtensorMapFloatOOBfill`.
+ * @returns the value of `tensorMap`: out `CUtensorMap_st`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
+ * @see {@link cuda-ts/objects!TensorMap.tiled | TensorMap.tiled} (objects layer) */
 export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, boxDim: readonly (number)[] | Uint32Array | null, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
   if (typeof tensorDataType !== 'number' || (tensorDataType | 0) !== tensorDataType) throw intError('cuTensorMapEncodeTiled', 'tensorDataType', 'i32', tensorDataType);
@@ -97,7 +146,11 @@ export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, te
   return tensorMap$;
 }
 let cuTensorMapReplaceAddress$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 12.5 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorMap in/out `CUtensorMap_st`: fields given here in, the record the call fills returned.
+ * @param globalAddress in `void *`: address or host buffer, or null.
+ * @returns the value of `tensorMap`: in/out `CUtensorMap_st`: fields given here in, the record the call fills returned.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapReplaceAddress(tensorMap: Uint8Array | null, globalAddress: T.Pointer): Uint8Array {
   const tensorMap$ = new Uint8Array(records.CUtensorMap_st().size);
   if (tensorMap === undefined) throw argError('cuTensorMapReplaceAddress', 'tensorMap', 'a record object, its encoded bytes or null', tensorMap);

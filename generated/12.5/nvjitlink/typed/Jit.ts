@@ -9,10 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvJitLinkAddData$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param inputType in `nvJitLinkInputType`.
+ * @param data in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param name in string (`const char *`). */
 export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
   pointerArg('nvJitLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
   if (typeof name !== 'string') throw argError('nvJitLinkAddData', 'name', 'a string', name);
@@ -20,7 +26,10 @@ export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.
   if (status !== 0) throw fail('nvJitLinkAddData', status);
 }
 let nvJitLinkAddFile$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param inputType in `nvJitLinkInputType`.
+ * @param fileName in string (`const char *`). */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
@@ -29,7 +38,8 @@ export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.
   if (status !== 0) throw fail('nvJitLinkAddFile', status);
 }
 let nvJitLinkComplete$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`. */
 export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
   const status = (nvJitLinkComplete$c ??= binder.native('nvJitLinkComplete'))(handle);
@@ -37,7 +47,9 @@ export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
 }
 let nvJitLinkCreate$: Scratch | undefined;
 let nvJitLinkCreate$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.5 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param options in array of C string; its length is passed as `numOptions`.
+ * @returns the value of `handle`: out `nvJitLinkHandle *`. */
 export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle {
   const s = (nvJitLinkCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -49,7 +61,9 @@ export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle
 }
 let nvJitLinkDestroy$: Scratch | undefined;
 let nvJitLinkDestroy$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.5 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in/out `nvJitLinkHandle *`: this value in, the call's value returned.
+ * @returns the value of `handle`: in/out `nvJitLinkHandle *`: this value in, the call's value returned. */
 export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkHandle {
   const s = (nvJitLinkDestroy$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
@@ -59,7 +73,9 @@ export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkH
   return s.address(0) as T.nvJitLinkHandle;
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param log in `char *`: address or host buffer, or null. */
 export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetErrorLog', 'log', log, true);
@@ -68,7 +84,9 @@ export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Po
 }
 let nvJitLinkGetErrorLogSize$: Scratch | undefined;
 let nvJitLinkGetErrorLogSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetErrorLogSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
@@ -78,7 +96,9 @@ export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): numb
   return s.size(0);
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param log in `char *`: address or host buffer, or null. */
 export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetInfoLog', 'log', log, true);
@@ -87,7 +107,9 @@ export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Poi
 }
 let nvJitLinkGetInfoLogSize$: Scratch | undefined;
 let nvJitLinkGetInfoLogSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetInfoLogSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
@@ -97,7 +119,9 @@ export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): numbe
   return s.size(0);
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param cubin in `void *`: address or host buffer, or null. */
 export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubin', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedCubin', 'cubin', cubin, true);
@@ -106,7 +130,9 @@ export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin:
 }
 let nvJitLinkGetLinkedCubinSize$: Scratch | undefined;
 let nvJitLinkGetLinkedCubinSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedCubinSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
@@ -116,7 +142,9 @@ export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): n
   return s.size(0);
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @param ptx in `char *`: address or host buffer, or null. */
 export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtx', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedPtx', 'ptx', ptx, true);
@@ -125,7 +153,9 @@ export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.P
 }
 let nvJitLinkGetLinkedPtxSize$: Scratch | undefined;
 let nvJitLinkGetLinkedPtxSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvJitLinkHandle`.
+ * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedPtxSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
@@ -136,7 +166,9 @@ export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): num
 }
 let nvJitLinkVersion$: Scratch | undefined;
 let nvJitLinkVersion$c: NativeFunction | undefined;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.5 Returns `major`, `minor`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.5 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
+ * @remarks Group `linking`. */
 export function nvJitLinkVersion(): { major: number; minor: number } {
   const s = (nvJitLinkVersion$ ??= new Scratch(2));
   s.u64[0] = 0n;

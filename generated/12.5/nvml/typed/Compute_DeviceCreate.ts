@@ -9,14 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param computeInstance in `nvmlComputeInstance_t`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
   if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const status = (nvmlComputeInstanceDestroy$c ??= binder.native('nvmlComputeInstanceDestroy'))(computeInstance);
   if (status !== 0) throw fail('nvmlComputeInstanceDestroy', status);
 }
 let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 12.5 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param computeInstance in `nvmlComputeInstance_t`.
+ * @returns the value of `info`: out `nvmlComputeInstanceInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t | null): T.nvmlComputeInstanceInfo_st {
   if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceGetInfo', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const info$ = new Uint8Array(32);
@@ -25,21 +30,28 @@ export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstanc
   return decodeRecord<T.nvmlComputeInstanceInfo_st>(records.nvmlComputeInstanceInfo_st(), info$);
 }
 let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearAccountingPids$c ??= binder.native('nvmlDeviceClearAccountingPids'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearAccountingPids', status);
 }
 let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearCpuAffinity$c ??= binder.native('nvmlDeviceClearCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearCpuAffinity', status);
 }
 let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param counterType in `nvmlEccCounterType_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
@@ -47,7 +59,12 @@ export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, cou
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
 }
 let nvmlDeviceClearFieldValues$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 12.5 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param valuesCount in `int`.
+ * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
+ * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceClearFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -59,7 +76,11 @@ export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t | null, values
 }
 let nvmlDeviceCreateGpuInstance$: Scratch | undefined;
 let nvmlDeviceCreateGpuInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.5 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstance$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
@@ -71,7 +92,12 @@ export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profi
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: Scratch | undefined;
 let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.5 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profileId in `unsigned int`.
+ * @param placement in `const nvmlGpuInstancePlacement_t *`: a `nvmlGpuInstancePlacement_st` object or its bytes.
+ * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t | null, profileId: number, placement: T.nvmlGpuInstancePlacement_st | Uint8Array): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;

@@ -9,15 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceDiscoverGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 12.5 Returns `pciInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceDiscoverGpus(): T.nvmlPciInfo_st {
-  const pciInfo$ = new Uint8Array(68);
+/** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+export function nvmlDeviceDiscoverGpus(pciInfo: T.nvmlPciInfo_st | Uint8Array): void {
+  const pciInfo$ = recordArg('nvmlDeviceDiscoverGpus', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   const status = (nvmlDeviceDiscoverGpus$c ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo$);
   if (status !== 0) throw fail('nvmlDeviceDiscoverGpus', status);
-  return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pciInfo$);
 }
 let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @param freeze in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
@@ -28,7 +34,11 @@ export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetAPIRestriction$: Scratch | undefined;
 let nvmlDeviceGetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 12.5 Returns `isRestricted`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param apiType in `nvmlRestrictedAPI_t`.
+ * @returns the value of `isRestricted`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAPIRestriction$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
@@ -40,7 +50,10 @@ export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
 }
 let nvmlDeviceGetAccountingBufferSize$: Scratch | undefined;
 let nvmlDeviceGetAccountingBufferSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Returns `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `bufferSize`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAccountingBufferSize$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
@@ -51,7 +64,10 @@ export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetAccountingMode$: Scratch | undefined;
 let nvmlDeviceGetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAccountingMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
@@ -62,7 +78,10 @@ export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nv
 }
 let nvmlDeviceGetAccountingPids$: Scratch | undefined;
 let nvmlDeviceGetAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Returns `pids`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetAccountingPids$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
@@ -80,7 +99,11 @@ export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint
   return pids$.slice(0, n);
 }
 let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pid in `unsigned int`.
+ * @returns the value of `stats`: out `nvmlAccountingStats_st`.
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
@@ -91,7 +114,10 @@ export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid:
 }
 let nvmlDeviceGetActiveVgpus$: Scratch | undefined;
 let nvmlDeviceGetActiveVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 12.5 Returns `vgpuInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `vgpuInstances`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetActiveVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetBrand$: Scratch | undefined;
 let nvmlDeviceGetBrand$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 12.5 Returns `type`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `type`: out `nvmlBrandType_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandType_t {
   const s = (nvmlDeviceGetBrand$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
@@ -20,7 +23,10 @@ export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandTy
   return s.i32[0] as T.nvmlBrandType_t;
 }
 let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 12.5 Returns `bridgeHierarchy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `bridgeHierarchy`: out `nvmlBridgeChipHierarchy_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
@@ -30,7 +36,10 @@ export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nv
 }
 let nvmlDeviceGetBusType$: Scratch | undefined;
 let nvmlDeviceGetBusType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 12.5 Returns `type`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `type`: out `nvmlBusType_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
@@ -40,7 +49,10 @@ export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   return s.u32[0];
 }
 let nvmlDeviceGetC2cModeInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 12.5 Returns `c2cModeInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `c2cModeInfo`: out `nvmlC2cModeInfo_v1_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t | null): T.nvmlC2cModeInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetC2cModeInfoV', 'device', device, true) as typeof device;
   const c2cModeInfo$ = new Uint8Array(4);
@@ -49,7 +61,11 @@ export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t | null): T.nvml
   return decodeRecord<T.nvmlC2cModeInfo_v1_t>(records.nvmlC2cModeInfo_v1_t(), c2cModeInfo$);
 }
 let nvmlDeviceGetCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)` · nvml.h · CUDA 12.5 Returns `caps`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param caps in/out `nvmlDeviceCapabilities_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `caps`: in/out `nvmlDeviceCapabilities_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 12.5. */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t | null, caps?: Partial<T.nvmlDeviceCapabilities_v1_t> | Uint8Array): T.nvmlDeviceCapabilities_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCapabilities', 'device', device, true) as typeof device;
   const caps$ = new Uint8Array(records.nvmlDeviceCapabilities_v1_t().size);
@@ -60,7 +76,10 @@ export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t | null, caps?: 
   return decodeRecord<T.nvmlDeviceCapabilities_v1_t>(records.nvmlDeviceCapabilities_v1_t(), caps$);
 }
 let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 12.5 Returns `status`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `status`: out `nvmlClkMonStatus_status`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
@@ -70,7 +89,12 @@ export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvml
 }
 let nvmlDeviceGetClock$: Scratch | undefined;
 let nvmlDeviceGetClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 12.5 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param clockType in `nvmlClockType_t`.
+ * @param clockId in `nvmlClockId_t`.
+ * @returns the value of `clockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
   const s = (nvmlDeviceGetClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
@@ -83,7 +107,11 @@ export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.n
 }
 let nvmlDeviceGetClockInfo$: Scratch | undefined;
 let nvmlDeviceGetClockInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 12.5 Returns `clock`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param type in `nvmlClockType_t`.
+ * @returns the value of `clock`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
@@ -94,7 +122,11 @@ export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nv
   return s.u32[0];
 }
 let nvmlDeviceGetClockOffsets$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 12.5 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param info in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);

@@ -8,34 +8,42 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetCpuAffinity$: Scratch | undefined;
 let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 12.5 Returns `cpuSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): bigint {
-  const s = (nvmlDeviceGetCpuAffinity$ ??= new Scratch(1));
+/** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cpuSetSize in `unsigned int`.
+ * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
+ * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, s.slot(0));
+  const cpuSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetCpuAffinity', 'cpuSetSize', cpuSetSize)));
+  const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, cpuSet$);
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinity', status);
-  return s.u64[0];
+  return cpuSet$.slice(0, Number(cpuSetSize));
 }
-let nvmlDeviceGetCpuAffinityWithinScope$: Scratch | undefined;
 let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 12.5 Returns `cpuSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): bigint {
-  const s = (nvmlDeviceGetCpuAffinityWithinScope$ ??= new Scratch(1));
+/** `nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cpuSetSize in `unsigned int`.
+ * @param scope in `nvmlAffinityScope_t`.
+ * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
+ * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
-  s.u64[0] = 0n;
   if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'scope', 'u32', scope);
-  const status = (nvmlDeviceGetCpuAffinityWithinScope$c ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, s.slot(0), scope);
+  const cpuSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', cpuSetSize)));
+  const status = (nvmlDeviceGetCpuAffinityWithinScope$c ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, cpuSet$, scope);
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinityWithinScope', status);
-  return s.u64[0];
+  return cpuSet$.slice(0, Number(cpuSetSize));
 }
 let nvmlDeviceGetCreatableVgpus$: Scratch | undefined;
 let nvmlDeviceGetCreatableVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.5 Returns `vgpuTypeIds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetCreatableVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
@@ -54,7 +62,10 @@ export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint
 }
 let nvmlDeviceGetCudaComputeCapability$: Scratch | undefined;
 let nvmlDeviceGetCudaComputeCapability$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 12.5 Returns `major`, `minor`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
   const s = (nvmlDeviceGetCudaComputeCapability$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
@@ -66,7 +77,10 @@ export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null
 }
 let nvmlDeviceGetCurrPcieLinkGeneration$: Scratch | undefined;
 let nvmlDeviceGetCurrPcieLinkGeneration$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 12.5 Returns `currLinkGen`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `currLinkGen`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
@@ -77,7 +91,10 @@ export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetCurrPcieLinkWidth$: Scratch | undefined;
 let nvmlDeviceGetCurrPcieLinkWidth$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 12.5 Returns `currLinkWidth`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `currLinkWidth`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
@@ -88,7 +105,10 @@ export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): n
 }
 let nvmlDeviceGetCurrentClocksEventReasons$: Scratch | undefined;
 let nvmlDeviceGetCurrentClocksEventReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 12.5 Returns `clocksEventReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `clocksEventReasons`: out `unsigned long long *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetCurrentClocksEventReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
@@ -99,7 +119,10 @@ export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | 
 }
 let nvmlDeviceGetCurrentClocksThrottleReasons$: Scratch | undefined;
 let nvmlDeviceGetCurrentClocksThrottleReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 12.5 Returns `clocksThrottleReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `clocksThrottleReasons`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;

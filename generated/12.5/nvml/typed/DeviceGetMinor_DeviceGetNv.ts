@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetMinorNumber$: Scratch | undefined;
 let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 12.5 Returns `minorNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `minorNumber`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
@@ -21,7 +24,10 @@ export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number 
 }
 let nvmlDeviceGetModuleId$: Scratch | undefined;
 let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 12.5 Returns `moduleId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `moduleId`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
@@ -32,7 +38,10 @@ export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetMultiGpuBoard$: Scratch | undefined;
 let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 12.5 Returns `multiGpuBool`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `multiGpuBool`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
@@ -42,7 +51,11 @@ export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): numbe
   return s.u32[0];
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `name`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
@@ -53,7 +66,10 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number)
 }
 let nvmlDeviceGetNumFans$: Scratch | undefined;
 let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 12.5 Returns `numFans`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `numFans`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
@@ -64,7 +80,10 @@ export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetNumGpuCores$: Scratch | undefined;
 let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 12.5 Returns `numCores`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `numCores`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
@@ -75,7 +94,10 @@ export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number 
 }
 let nvmlDeviceGetNumaNodeId$: Scratch | undefined;
 let nvmlDeviceGetNumaNodeId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 12.5 Returns `node`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `node`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumaNodeId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
@@ -86,7 +108,12 @@ export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetNvLinkCapability$: Scratch | undefined;
 let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param capability in `nvmlNvLinkCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   const s = (nvmlDeviceGetNvLinkCapability$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
@@ -99,7 +126,12 @@ export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, lin
 }
 let nvmlDeviceGetNvLinkErrorCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 12.5 Returns `counterValue`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `nvmlNvLinkErrorCounter_t`.
+ * @returns the value of `counterValue`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   const s = (nvmlDeviceGetNvLinkErrorCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
@@ -112,7 +144,11 @@ export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, l
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: Scratch | undefined;
 let nvmlDeviceGetNvLinkRemoteDeviceType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 12.5 Returns `pNvLinkDeviceType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
@@ -123,7 +159,11 @@ export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | nul
   return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 12.5 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `pci`: out `nvmlPciInfo_st`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
@@ -134,7 +174,11 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetNvLinkState$: Scratch | undefined;
 let nvmlDeviceGetNvLinkState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.5 Returns `isActive`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `isActive`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
@@ -145,7 +189,12 @@ export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: nu
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 12.5 Returns `control`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -157,7 +206,12 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 12.5 Returns `rxcounter`, `txcounter`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   const s = (nvmlDeviceGetNvLinkUtilizationCounter$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
@@ -171,7 +225,11 @@ export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetNvLinkVersion$: Scratch | undefined;
 let nvmlDeviceGetNvLinkVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 12.5 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `version`: out `unsigned int *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;

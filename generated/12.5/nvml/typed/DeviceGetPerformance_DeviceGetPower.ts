@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetPerformanceState$: Scratch | undefined;
 let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pState`: out `nvmlPstates_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
@@ -21,7 +24,10 @@ export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.
 }
 let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
 let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
@@ -32,7 +38,10 @@ export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.n
 }
 let nvmlDeviceGetPgpuMetadataString$: Scratch | undefined;
 let nvmlDeviceGetPgpuMetadataString$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Returns `pgpuMetadata`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
   const s = (nvmlDeviceGetPgpuMetadataString$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
@@ -44,7 +53,10 @@ export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementDefaultLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 12.5 Returns `defaultLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `defaultLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementDefaultLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
@@ -55,7 +67,10 @@ export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetPowerManagementLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.5 Returns `limit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `limit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
@@ -66,7 +81,10 @@ export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimitConstraints$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 12.5 Returns `minLimit`, `maxLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   const s = (nvmlDeviceGetPowerManagementLimitConstraints$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
@@ -78,7 +96,10 @@ export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevic
 }
 let nvmlDeviceGetPowerManagementMode$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPowerManagementMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
@@ -89,7 +110,10 @@ export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null):
 }
 let nvmlDeviceGetPowerSource$: Scratch | undefined;
 let nvmlDeviceGetPowerSource$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 12.5 Returns `powerSource`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerSource$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
@@ -100,7 +124,10 @@ export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number 
 }
 let nvmlDeviceGetPowerState$: Scratch | undefined;
 let nvmlDeviceGetPowerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pState`: out `nvmlPstates_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPowerState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
@@ -111,7 +138,10 @@ export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPs
 }
 let nvmlDeviceGetPowerUsage$: Scratch | undefined;
 let nvmlDeviceGetPowerUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 12.5 Returns `power`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `power`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerUsage$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetSamples$: Scratch | undefined;
 let nvmlDeviceGetSamples$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 12.5 Returns `sampleValType`, `samples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param type in `nvmlSamplingType_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns `{ sampleValType, samples }`: `sampleValType`: out `nvmlValueType_t *`; `samples`: out array of `struct nvmlSample_st`: its length asked first through `sampleCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
   const s = (nvmlDeviceGetSamples$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
@@ -31,7 +36,11 @@ export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvml
   return { sampleValType: s.i32[0] as T.nvmlValueType_t, samples: decodeRecords<T.nvmlSample_st>(records.nvmlSample_st(), samples$, n) };
 }
 let nvmlDeviceGetSerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 12.5 Returns `serial`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `serial`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
@@ -41,7 +50,11 @@ export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: numbe
   return textFrom(serial$);
 }
 let nvmlDeviceGetSramEccErrorStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 12.5 Returns `status`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param status_ in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
+ * @returns the value of `status`: in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
+ * @remarks Since CUDA 12.5. */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, status_?: Partial<T.nvmlEccSramErrorStatus_v1_t> | Uint8Array): T.nvmlEccSramErrorStatus_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSramEccErrorStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(records.nvmlEccSramErrorStatus_v1_t().size);
@@ -53,7 +66,10 @@ export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, s
 }
 let nvmlDeviceGetSupportedClocksEventReasons$: Scratch | undefined;
 let nvmlDeviceGetSupportedClocksEventReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 12.5 Returns `supportedClocksEventReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `supportedClocksEventReasons`: out `unsigned long long *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksEventReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
@@ -64,7 +80,10 @@ export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetSupportedClocksThrottleReasons$: Scratch | undefined;
 let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 12.5 Returns `supportedClocksThrottleReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
@@ -75,7 +94,10 @@ export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice
 }
 let nvmlDeviceGetSupportedEventTypes$: Scratch | undefined;
 let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 12.5 Returns `eventTypes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `eventTypes`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
@@ -86,7 +108,11 @@ export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null):
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.5 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param memoryClockMHz in `unsigned int`.
+ * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
   const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
@@ -106,7 +132,10 @@ export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetSupportedMemoryClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.5 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
@@ -124,9 +153,14 @@ export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null
   return clocksMHz$.slice(0, n);
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pstates in `nvmlPstates_t *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
+  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   const status = (nvmlDeviceGetSupportedPerformanceStates$c ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
@@ -134,7 +168,10 @@ export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t |
 }
 let nvmlDeviceGetSupportedVgpus$: Scratch | undefined;
 let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.5 Returns `vgpuTypeIds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;

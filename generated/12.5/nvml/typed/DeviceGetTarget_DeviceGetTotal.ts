@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetTargetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 12.5 Returns `targetSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `targetSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
@@ -22,7 +26,11 @@ export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: 
 }
 let nvmlDeviceGetTemperature$: Scratch | undefined;
 let nvmlDeviceGetTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 12.5 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param sensorType in `nvmlTemperatureSensors_t`.
+ * @returns the value of `temp`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
   const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
@@ -34,7 +42,11 @@ export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorTy
 }
 let nvmlDeviceGetTemperatureThreshold$: Scratch | undefined;
 let nvmlDeviceGetTemperatureThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 12.5 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param thresholdType in `nvmlTemperatureThresholds_t`.
+ * @returns the value of `temp`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
@@ -45,7 +57,11 @@ export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null,
   return s.u32[0];
 }
 let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 12.5 Returns `pThermalSettings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param sensorIndex in `unsigned int`.
+ * @returns the value of `pThermalSettings`: out `nvmlGpuThermalSettings_t`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
   if (typeof sensorIndex !== 'number' || (sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
@@ -56,7 +72,11 @@ export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sens
 }
 let nvmlDeviceGetTopologyCommonAncestor$: Scratch | undefined;
 let nvmlDeviceGetTopologyCommonAncestor$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 12.5 Returns `pathInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @returns the value of `pathInfo`: out `nvmlGpuTopologyLevel_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
   const s = (nvmlDeviceGetTopologyCommonAncestor$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
@@ -68,7 +88,11 @@ export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetTopologyNearestGpus$: Scratch | undefined;
 let nvmlDeviceGetTopologyNearestGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param level in `nvmlGpuTopologyLevel_t`.
+ * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
   const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
@@ -88,7 +112,12 @@ export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetTotalEccErrors$: Scratch | undefined;
 let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 12.5 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param errorType in `nvmlMemoryErrorType_t`.
+ * @param counterType in `nvmlEccCounterType_t`.
+ * @returns the value of `eccCounts`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
   const s = (nvmlDeviceGetTotalEccErrors$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
@@ -101,7 +130,10 @@ export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, error
 }
 let nvmlDeviceGetTotalEnergyConsumption$: Scratch | undefined;
 let nvmlDeviceGetTotalEnergyConsumption$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 12.5 Returns `energy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `energy`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetTotalEnergyConsumption$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 12.5 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `uuid`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
@@ -19,7 +23,10 @@ export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number)
   return textFrom(uuid$);
 }
 let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 12.5 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `utilization`: out `nvmlUtilization_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
@@ -28,7 +35,11 @@ export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.
   return decodeRecord<T.nvmlUtilization_st>(records.nvmlUtilization_st(), utilization$);
 }
 let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
@@ -39,7 +50,11 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length:
 }
 let nvmlDeviceGetVgpuCapabilities$: Scratch | undefined;
 let nvmlDeviceGetVgpuCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param capability in `nvmlDeviceVgpuCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t): number {
   const s = (nvmlDeviceGetVgpuCapabilities$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
@@ -50,7 +65,11 @@ export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, cap
   return s.u32[0];
 }
 let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.5 Returns `pHeterogeneousMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
@@ -61,7 +80,11 @@ export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null
   return decodeRecord<T.nvmlVgpuHeterogeneousMode_v1_t>(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode$);
 }
 let nvmlDeviceGetVgpuInstancesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 12.5 Returns `vgpuUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param vgpuUtilInfo in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
+ * @returns the value of `vgpuUtilInfo`: in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuUtilInfo?: Partial<T.nvmlVgpuInstancesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuInstancesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuUtilInfo$ = new Uint8Array(records.nvmlVgpuInstancesUtilizationInfo_v1_t().size);
@@ -73,7 +96,11 @@ export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t
 }
 let nvmlDeviceGetVgpuMetadata$: Scratch | undefined;
 let nvmlDeviceGetVgpuMetadata$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Returns `pgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
+ * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
   const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
@@ -86,7 +113,11 @@ export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferS
 }
 let nvmlDeviceGetVgpuProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.5 Returns `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
@@ -105,7 +136,11 @@ export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | nul
   return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
 }
 let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 12.5 Returns `vgpuProcUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param vgpuProcUtilInfo in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `vgpuProcUtilInfo`: in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuProcUtilInfo?: Partial<T.nvmlVgpuProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuProcessesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuProcUtilInfo$ = new Uint8Array(records.nvmlVgpuProcessesUtilizationInfo_v1_t().size);
@@ -116,7 +151,10 @@ export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t
   return decodeRecord<T.nvmlVgpuProcessesUtilizationInfo_v1_t>(records.nvmlVgpuProcessesUtilizationInfo_v1_t(), vgpuProcUtilInfo$);
 }
 let nvmlDeviceGetVgpuSchedulerCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 12.5 Returns `pCapabilities`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pCapabilities`: out `nvmlVgpuSchedulerCapabilities_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerCapabilities_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerCapabilities', 'device', device, true) as typeof device;
   const pCapabilities$ = new Uint8Array(40);
@@ -125,7 +163,10 @@ export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | 
   return decodeRecord<T.nvmlVgpuSchedulerCapabilities_st>(records.nvmlVgpuSchedulerCapabilities_st(), pCapabilities$);
 }
 let nvmlDeviceGetVgpuSchedulerLog$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 12.5 Returns `pSchedulerLog`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pSchedulerLog`: out `nvmlVgpuSchedulerLog_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerLog_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerLog', 'device', device, true) as typeof device;
   const pSchedulerLog$ = new Uint8Array(9624);
@@ -134,7 +175,10 @@ export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.
   return decodeRecord<T.nvmlVgpuSchedulerLog_st>(records.nvmlVgpuSchedulerLog_st(), pSchedulerLog$);
 }
 let nvmlDeviceGetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 12.5 Returns `pSchedulerState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pSchedulerState`: out `nvmlVgpuSchedulerGetState_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerGetState_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = new Uint8Array(16);
@@ -143,7 +187,12 @@ export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): 
   return decodeRecord<T.nvmlVgpuSchedulerGetState_st>(records.nvmlVgpuSchedulerGetState_st(), pSchedulerState$);
 }
 let nvmlDeviceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.5 Returns `pPlacementList`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeCreatablePlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -155,7 +204,12 @@ export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t 
   return decodeRecord<T.nvmlVgpuPlacementList_v1_t>(records.nvmlVgpuPlacementList_v1_t(), pPlacementList$);
 }
 let nvmlDeviceGetVgpuTypeSupportedPlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.5 Returns `pPlacementList`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeSupportedPlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -168,7 +222,11 @@ export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetVgpuUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.5 Returns `sampleValType`, `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
   const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlGpmMetricsGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 12.5 Returns `metricsGet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metricsGet in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
+ * @returns the value of `metricsGet`: in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
   const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
   if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
@@ -18,7 +21,11 @@ export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | 
   return decodeRecord<T.nvmlGpmMetricsGet_t>(records.nvmlGpmMetricsGet_t(), metricsGet$);
 }
 let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpuInstanceId in `unsigned int`.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
   if (typeof gpuInstanceId !== 'number' || (gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
@@ -27,7 +34,11 @@ export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId
   if (status !== 0) throw fail('nvmlGpmMigSampleGet', status);
 }
 let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 12.5 Returns `gpmSupport`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
+ * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
@@ -39,7 +50,10 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
 }
 let nvmlGpmQueryIfStreamingEnabled$: Scratch | undefined;
 let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 12.5 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `state`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
@@ -50,7 +64,9 @@ export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): n
 }
 let nvmlGpmSampleAlloc$: Scratch | undefined;
 let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 12.5 Returns `gpmSample`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -59,14 +75,19 @@ export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   return s.address(0) as T.nvmlGpmSample_t;
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleFree', status);
 }
 let nvmlGpmSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -74,7 +95,10 @@ export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvm
   if (status !== 0) throw fail('nvmlGpmSampleGet', status);
 }
 let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param state in `unsigned int`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
   if (typeof state !== 'number' || (state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);

@@ -9,33 +9,41 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
   const vgpuVersion$ = recordArg('nvmlSetVgpuVersion', 'vgpuVersion', records.nvmlVgpuVersion_st(), vgpuVersion, false);
   const status = (nvmlSetVgpuVersion$c ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion$);
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemGetConfComputeCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 12.5 Returns `capabilities`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `capabilities`: out `nvmlConfComputeSystemCaps_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemCaps_st {
   const capabilities$ = new Uint8Array(8);
   const status = (nvmlSystemGetConfComputeCapabilities$c ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities$);
@@ -44,7 +52,9 @@ export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemC
 }
 let nvmlSystemGetConfComputeGpusReadyState$: Scratch | undefined;
 let nvmlSystemGetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 12.5 Returns `isAcceptingWork`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `isAcceptingWork`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
   const s = (nvmlSystemGetConfComputeGpusReadyState$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -53,15 +63,23 @@ export function nvmlSystemGetConfComputeGpusReadyState(): number {
   return s.u32[0];
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Returns `pKeyRotationThrInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(): T.nvmlConfComputeGetKeyRotationThresholdInfo_st {
-  const pKeyRotationThrInfo$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pKeyRotationThrInfo in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo?: Partial<T.nvmlConfComputeGetKeyRotationThresholdInfo_st> | Uint8Array): T.nvmlConfComputeGetKeyRotationThresholdInfo_st {
+  const pKeyRotationThrInfo$ = new Uint8Array(records.nvmlConfComputeGetKeyRotationThresholdInfo_st().size);
+  if (pKeyRotationThrInfo != null) pKeyRotationThrInfo$.set(new Uint8Array(recordArg('nvmlSystemGetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false) as Uint8Array).subarray(0, pKeyRotationThrInfo$.length));
+  new DataView(pKeyRotationThrInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlSystemGetConfComputeKeyRotationThresholdInfo$c ??= binder.native('nvmlSystemGetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo$);
   if (status !== 0) throw fail('nvmlSystemGetConfComputeKeyRotationThresholdInfo', status);
   return decodeRecord<T.nvmlConfComputeGetKeyRotationThresholdInfo_st>(records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemGetConfComputeSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 12.5 Returns `settings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param settings in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
+ * @returns the value of `settings`: in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystemConfComputeSettings_v1_t> | Uint8Array): T.nvmlSystemConfComputeSettings_v1_t {
   const settings$ = new Uint8Array(records.nvmlSystemConfComputeSettings_v1_t().size);
   if (settings != null) settings$.set(new Uint8Array(recordArg('nvmlSystemGetConfComputeSettings', 'settings', records.nvmlSystemConfComputeSettings_v1_t(), settings, false) as Uint8Array).subarray(0, settings$.length));
@@ -71,7 +89,9 @@ export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystem
   return decodeRecord<T.nvmlSystemConfComputeSettings_v1_t>(records.nvmlSystemConfComputeSettings_v1_t(), settings$);
 }
 let nvmlSystemGetConfComputeState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 12.5 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `state`: out `nvmlConfComputeSystemState_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st {
   const state$ = new Uint8Array(12);
   const status = (nvmlSystemGetConfComputeState$c ??= binder.native('nvmlSystemGetConfComputeState'))(state$);
@@ -80,7 +100,9 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
 }
 let nvmlSystemGetCudaDriverVersion$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `cudaDriverVersion`: out `int *`.
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -90,7 +112,9 @@ export function nvmlSystemGetCudaDriverVersion(): number {
 }
 let nvmlSystemGetCudaDriverVersion_v2$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `cudaDriverVersion`: out `int *`.
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -99,7 +123,10 @@ export function nvmlSystemGetCudaDriverVersion_v2(): number {
   return s.i32[0];
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'length', length)));
@@ -109,7 +136,9 @@ export function nvmlSystemGetDriverVersion(length: number): string {
 }
 let nvmlSystemGetHicVersion$: Scratch | undefined;
 let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 12.5 Returns `hwbcEntries`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
   s.u64[0] = 0n; s.u32[0] = 0;
@@ -126,7 +155,10 @@ export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   return decodeRecords<T.nvmlHwbcEntry_st>(records.nvmlHwbcEntry_st(), hwbcEntries$, n);
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'length', length)));
@@ -136,7 +168,9 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
 }
 let nvmlSystemGetNvlinkBwMode$: Scratch | undefined;
 let nvmlSystemGetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 12.5 Returns `nvlinkBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `nvlinkBwMode`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. */
 export function nvmlSystemGetNvlinkBwMode(): number {
   const s = (nvmlSystemGetNvlinkBwMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -145,7 +179,11 @@ export function nvmlSystemGetNvlinkBwMode(): number {
   return s.u32[0];
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `unsigned int`.
+ * @param length in `unsigned int`.
+ * @returns the value of `name`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
@@ -156,7 +194,10 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
 }
 let nvmlSystemGetTopologyGpuSet$: Scratch | undefined;
 let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cpuNumber in `unsigned int`.
+ * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
   if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
@@ -174,21 +215,31 @@ export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[]
   return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
 }
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param isAcceptingWork in `unsigned int`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
   if (typeof isAcceptingWork !== 'number' || (isAcceptingWork >>> 0) !== isAcceptingWork) throw intError('nvmlSystemSetConfComputeGpusReadyState', 'isAcceptingWork', 'u32', isAcceptingWork);
   const status = (nvmlSystemSetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemSetConfComputeGpusReadyState'))(isAcceptingWork);
   if (status !== 0) throw fail('nvmlSystemSetConfComputeGpusReadyState', status);
 }
 let nvmlSystemSetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.nvmlConfComputeSetKeyRotationThresholdInfo_st | Uint8Array): void {
-  const pKeyRotationThrInfo$ = recordArg('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false);
+/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pKeyRotationThrInfo in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo?: Partial<T.nvmlConfComputeSetKeyRotationThresholdInfo_st> | Uint8Array): T.nvmlConfComputeSetKeyRotationThresholdInfo_st {
+  const pKeyRotationThrInfo$ = new Uint8Array(records.nvmlConfComputeSetKeyRotationThresholdInfo_st().size);
+  if (pKeyRotationThrInfo != null) pKeyRotationThrInfo$.set(new Uint8Array(recordArg('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false) as Uint8Array).subarray(0, pKeyRotationThrInfo$.length));
+  new DataView(pKeyRotationThrInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlSystemSetConfComputeKeyRotationThresholdInfo$c ??= binder.native('nvmlSystemSetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo$);
   if (status !== 0) throw fail('nvmlSystemSetConfComputeKeyRotationThresholdInfo', status);
+  return decodeRecord<T.nvmlConfComputeSetKeyRotationThresholdInfo_st>(records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nvlinkBwMode in `unsigned int`.
+ * @remarks Since CUDA 12.5. */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {
   if (typeof nvlinkBwMode !== 'number' || (nvlinkBwMode >>> 0) !== nvlinkBwMode) throw intError('nvmlSystemSetNvlinkBwMode', 'nvlinkBwMode', 'u32', nvlinkBwMode);
   const status = (nvmlSystemSetNvlinkBwMode$c ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);

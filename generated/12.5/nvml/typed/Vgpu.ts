@@ -9,7 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
   const status = (nvmlVgpuInstanceClearAccountingPids$c ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
@@ -17,7 +19,10 @@ export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void 
 }
 let nvmlVgpuInstanceGetAccountingMode$: Scratch | undefined;
 let nvmlVgpuInstanceGetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetAccountingMode$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
@@ -28,7 +33,10 @@ export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlE
 }
 let nvmlVgpuInstanceGetAccountingPids$: Scratch | undefined;
 let nvmlVgpuInstanceGetAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Returns `pids`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
   const s = (nvmlVgpuInstanceGetAccountingPids$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
@@ -46,7 +54,11 @@ export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32A
   return pids$.slice(0, n);
 }
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param pid in `unsigned int`.
+ * @returns the value of `stats`: out `nvmlAccountingStats_st`.
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number): T.nvmlAccountingStats_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingStats', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlVgpuInstanceGetAccountingStats', 'pid', 'u32', pid);
@@ -57,7 +69,10 @@ export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: nu
 }
 let nvmlVgpuInstanceGetEccMode$: Scratch | undefined;
 let nvmlVgpuInstanceGetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 12.5 Returns `eccMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `eccMode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetEccMode$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
@@ -68,7 +83,10 @@ export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableSt
 }
 let nvmlVgpuInstanceGetEncoderCapacity$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 12.5 Returns `encoderCapacity`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `encoderCapacity`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetEncoderCapacity$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
@@ -79,7 +97,10 @@ export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number
 }
 let nvmlVgpuInstanceGetEncoderSessions$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `sessionInfo`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetEncoderSessions$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
@@ -98,7 +119,10 @@ export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvml
 }
 let nvmlVgpuInstanceGetEncoderStats$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.5 Returns `sessionCount`, `averageFps`, `averageLatency`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
   const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(3));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
@@ -111,7 +135,10 @@ export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { session
 }
 let nvmlVgpuInstanceGetFBCSessions$: Scratch | undefined;
 let nvmlVgpuInstanceGetFBCSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetFBCSessions$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
@@ -129,7 +156,10 @@ export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCS
   return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.5 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStats_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCStats', 'vgpuInstance', 'u32', vgpuInstance);
   const fbcStats$ = new Uint8Array(12);
@@ -139,7 +169,10 @@ export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStat
 }
 let nvmlVgpuInstanceGetFbUsage$: Scratch | undefined;
 let nvmlVgpuInstanceGetFbUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 12.5 Returns `fbUsage`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `fbUsage`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
   const s = (nvmlVgpuInstanceGetFbUsage$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
@@ -150,7 +183,10 @@ export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
 }
 let nvmlVgpuInstanceGetFrameRateLimit$: Scratch | undefined;
 let nvmlVgpuInstanceGetFrameRateLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `frameRateLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetFrameRateLimit$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
@@ -161,7 +197,10 @@ export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number 
 }
 let nvmlVgpuInstanceGetGpuInstanceId$: Scratch | undefined;
 let nvmlVgpuInstanceGetGpuInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 12.5 Returns `gpuInstanceId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `gpuInstanceId`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetGpuInstanceId$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
@@ -172,7 +211,10 @@ export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
 }
 let nvmlVgpuInstanceGetGpuPciId$: Scratch | undefined;
 let nvmlVgpuInstanceGetGpuPciId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 12.5 Returns `vgpuPciId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `vgpuPciId`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   const s = (nvmlVgpuInstanceGetGpuPciId$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
@@ -183,7 +225,10 @@ export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   return textFrom(vgpuPciId$);
 }
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 12.5 Returns `licenseInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `licenseInfo`: out `nvmlVgpuLicenseInfo_st`.
+ * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpuLicenseInfo_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseInfo', 'vgpuInstance', 'u32', vgpuInstance);
   const licenseInfo$ = new Uint8Array(24);
@@ -193,7 +238,10 @@ export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpu
 }
 let nvmlVgpuInstanceGetLicenseStatus$: Scratch | undefined;
 let nvmlVgpuInstanceGetLicenseStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 12.5 Returns `licensed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `licensed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetLicenseStatus$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
@@ -203,7 +251,11 @@ export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 12.5 Returns `mdevUuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param size in `unsigned int`.
+ * @returns the value of `mdevUuid`: out text (`char *`, length `size`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMdevUUID', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetMdevUUID', 'size', 'u32', size);
@@ -214,7 +266,11 @@ export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number):
 }
 let nvmlVgpuInstanceGetMetadata$: Scratch | undefined;
 let nvmlVgpuInstanceGetMetadata$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Returns `vgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
+ * @returns `{ vgpuMetadata, bufferSize }`: `vgpuMetadata`: out `nvmlVgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
   const s = (nvmlVgpuInstanceGetMetadata$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
@@ -226,7 +282,11 @@ export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: nu
   return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), bufferSize: s.u32[0] };
 }
 let nvmlVgpuInstanceGetPlacementId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 12.5 Returns `pPlacement`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param pPlacement in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `pPlacement`: in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement?: Partial<T.nvmlVgpuPlacementId_v1_t> | Uint8Array): T.nvmlVgpuPlacementId_v1_t {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetPlacementId', 'vgpuInstance', 'u32', vgpuInstance);
   const pPlacement$ = new Uint8Array(records.nvmlVgpuPlacementId_v1_t().size);
@@ -238,7 +298,10 @@ export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement?
 }
 let nvmlVgpuInstanceGetType$: Scratch | undefined;
 let nvmlVgpuInstanceGetType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 12.5 Returns `vgpuTypeId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @returns the value of `vgpuTypeId`: out `nvmlVgpuTypeId_t *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetType$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
@@ -248,7 +311,11 @@ export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 12.5 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param size in `unsigned int`.
+ * @returns the value of `uuid`: out text (`char *`, length `size`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetUUID', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetUUID', 'size', 'u32', size);
@@ -258,7 +325,11 @@ export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): str
   return textFrom(uuid$);
 }
 let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'length', 'u32', length);
@@ -269,7 +340,11 @@ export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length:
 }
 let nvmlVgpuInstanceGetVmID$: Scratch | undefined;
 let nvmlVgpuInstanceGetVmID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 12.5 Returns `vmId`, `vmIdType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param size in `unsigned int`.
+ * @returns `{ vmId, vmIdType }`: `vmId`: out text (`char *`, length `size`); `vmIdType`: out `nvmlVgpuVmIdType_t *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
   const s = (nvmlVgpuInstanceGetVmID$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
@@ -281,7 +356,10 @@ export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { v
   return { vmId: textFrom(vmId$), vmIdType: s.i32[0] as T.nvmlVgpuVmIdType_t };
 }
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuInstance in `nvmlVgpuInstance_t`.
+ * @param encoderCapacity in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof encoderCapacity !== 'number' || (encoderCapacity >>> 0) !== encoderCapacity) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'encoderCapacity', 'u32', encoderCapacity);
@@ -290,7 +368,11 @@ export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoder
 }
 let nvmlVgpuTypeGetCapabilities$: Scratch | undefined;
 let nvmlVgpuTypeGetCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param capability in `nvmlVgpuCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
   const s = (nvmlVgpuTypeGetCapabilities$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -302,7 +384,10 @@ export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nv
 }
 let nvmlVgpuTypeGetClass$: Scratch | undefined;
 let nvmlVgpuTypeGetClass$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 12.5 Returns `vgpuTypeClass`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `vgpuTypeClass`: out text (`char *`, length `size`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetClass$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -314,7 +399,10 @@ export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
 }
 let nvmlVgpuTypeGetDeviceID$: Scratch | undefined;
 let nvmlVgpuTypeGetDeviceID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 12.5 Returns `deviceID`, `subsystemID`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns `{ deviceID, subsystemID }`: `deviceID`: out `unsigned long long *`; `subsystemID`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
   const s = (nvmlVgpuTypeGetDeviceID$ ??= new Scratch(2));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -326,7 +414,10 @@ export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint;
 }
 let nvmlVgpuTypeGetFbReservation$: Scratch | undefined;
 let nvmlVgpuTypeGetFbReservation$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 12.5 Returns `fbReservation`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `fbReservation`: out `unsigned long long *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFbReservation$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFbReservation', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -337,7 +428,10 @@ export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
 }
 let nvmlVgpuTypeGetFrameRateLimit$: Scratch | undefined;
 let nvmlVgpuTypeGetFrameRateLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `frameRateLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetFrameRateLimit$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -348,7 +442,10 @@ export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
 }
 let nvmlVgpuTypeGetFramebufferSize$: Scratch | undefined;
 let nvmlVgpuTypeGetFramebufferSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 12.5 Returns `fbSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `fbSize`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFramebufferSize$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -359,7 +456,10 @@ export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
 }
 let nvmlVgpuTypeGetGpuInstanceProfileId$: Scratch | undefined;
 let nvmlVgpuTypeGetGpuInstanceProfileId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 12.5 Returns `gpuInstanceProfileId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `gpuInstanceProfileId`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -370,7 +470,10 @@ export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number 
 }
 let nvmlVgpuTypeGetGspHeapSize$: Scratch | undefined;
 let nvmlVgpuTypeGetGspHeapSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 12.5 Returns `gspHeapSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `gspHeapSize`: out `unsigned long long *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetGspHeapSize$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGspHeapSize', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -380,7 +483,11 @@ export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
   return s.u64[0];
 }
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 12.5 Returns `vgpuTypeLicenseString`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param size in `unsigned int`.
+ * @returns the value of `vgpuTypeLicenseString`: out text (`char *`, length `size`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string {
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetLicense', 'vgpuTypeId', 'u32', vgpuTypeId);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuTypeGetLicense', 'size', 'u32', size);
@@ -391,7 +498,11 @@ export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string
 }
 let nvmlVgpuTypeGetMaxInstances$: Scratch | undefined;
 let nvmlVgpuTypeGetMaxInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 12.5 Returns `vgpuInstanceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `vgpuInstanceCount`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
@@ -403,7 +514,10 @@ export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuT
 }
 let nvmlVgpuTypeGetMaxInstancesPerVm$: Scratch | undefined;
 let nvmlVgpuTypeGetMaxInstancesPerVm$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 12.5 Returns `vgpuInstanceCountPerVm`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `vgpuInstanceCountPerVm`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -414,7 +528,10 @@ export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
 }
 let nvmlVgpuTypeGetName$: Scratch | undefined;
 let nvmlVgpuTypeGetName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 12.5 Returns `vgpuTypeName`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `vgpuTypeName`: out text (`char *`, length `size`).
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetName$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -426,7 +543,10 @@ export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
 }
 let nvmlVgpuTypeGetNumDisplayHeads$: Scratch | undefined;
 let nvmlVgpuTypeGetNumDisplayHeads$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 12.5 Returns `numDisplayHeads`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @returns the value of `numDisplayHeads`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetNumDisplayHeads$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -437,7 +557,11 @@ export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
 }
 let nvmlVgpuTypeGetResolution$: Scratch | undefined;
 let nvmlVgpuTypeGetResolution$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 12.5 Returns `xdim`, `ydim`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
+ * @param displayIndex in `unsigned int`.
+ * @returns `{ xdim, ydim }`: `xdim`: out `unsigned int *`; `ydim`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {
   const s = (nvmlVgpuTypeGetResolution$ ??= new Scratch(2));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);

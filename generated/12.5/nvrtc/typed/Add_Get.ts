@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvrtcAddNameExpression$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param name_expression in string (`const char *`).
+ * @remarks Group `compilation`. */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcAddNameExpression', 'prog', prog, true) as typeof prog;
   if (typeof name_expression !== 'string') throw argError('nvrtcAddNameExpression', 'name_expression', 'a string', name_expression);
@@ -17,7 +20,10 @@ export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_express
   if (status !== 0) throw fail('nvrtcAddNameExpression', status);
 }
 let nvrtcCompileProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param options in array of C string; its length is passed as `numOptions`.
+ * @remarks Group `compilation`. */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcCompileProgram', 'prog', prog, true) as typeof prog;
   const options$ = stringArrayArg('nvrtcCompileProgram', 'options', options, false);
@@ -27,7 +33,13 @@ export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readon
 }
 let nvrtcCreateProgram$: Scratch | undefined;
 let nvrtcCreateProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.5 Returns `prog`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param src in string (`const char *`).
+ * @param name in string (`const char *`); null allowed.
+ * @param headers in array of C string; its length is passed as `numHeaders`.
+ * @param includeNames in array of C string; null allowed; its length is passed as `numHeaders`.
+ * @returns the value of `prog`: out `nvrtcProgram *`.
+ * @remarks Group `compilation`. */
 export function nvrtcCreateProgram(src: string, name: string | null, headers: readonly (string)[], includeNames: readonly (string)[] | null): T.nvrtcProgram {
   const s = (nvrtcCreateProgram$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -42,7 +54,10 @@ export function nvrtcCreateProgram(src: string, name: string | null, headers: re
 }
 let nvrtcDestroyProgram$: Scratch | undefined;
 let nvrtcDestroyProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.5 Returns `prog`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in/out `nvrtcProgram *`: this value in, the call's value returned.
+ * @returns the value of `prog`: in/out `nvrtcProgram *`: this value in, the call's value returned.
+ * @remarks Group `compilation`. */
 export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram {
   const s = (nvrtcDestroyProgram$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
@@ -52,7 +67,10 @@ export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram
   return s.address(0) as T.nvrtcProgram;
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param cubin in `char *`: address or host buffer, or null.
+ * @remarks Group `compilation`. */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBIN', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetCUBIN', 'cubin', cubin, true);
@@ -61,7 +79,10 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): vo
 }
 let nvrtcGetCUBINSize$: Scratch | undefined;
 let nvrtcGetCUBINSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.5 Returns `cubinSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `cubinSizeRet`: out `size_t *`.
+ * @remarks Group `compilation`. */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetCUBINSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
@@ -71,14 +92,20 @@ export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
   return s.size(0);
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
-/** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.5 */
+/** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.5
+ * @param result_ in `nvrtcResult`.
+ * @returns `const char *`
+ * @remarks Group `error`. */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvrtcGetErrorString', 'result', 'i32', result_);
   const result = (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
   return result;
 }
 let nvrtcGetLTOIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param LTOIR in `char *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetLTOIR', 'LTOIR', LTOIR, true);
@@ -87,7 +114,10 @@ export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): vo
 }
 let nvrtcGetLTOIRSize$: Scratch | undefined;
 let nvrtcGetLTOIRSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.5 Returns `LTOIRSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `LTOIRSizeRet`: out `size_t *`.
+ * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetLTOIRSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIRSize', 'prog', prog, true) as typeof prog;
@@ -98,7 +128,11 @@ export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram | null): number {
 }
 let nvrtcGetLoweredName$: Scratch | undefined;
 let nvrtcGetLoweredName$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.5 Returns `lowered_name`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param name_expression in string (`const char *`).
+ * @returns the value of `lowered_name`: out `const char **`.
+ * @remarks Group `compilation`. */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression: string): string | null {
   const s = (nvrtcGetLoweredName$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
@@ -109,7 +143,11 @@ export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression
   return readCString(s.address(0));
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param nvvm in `char *`: address or host buffer, or null.
+ * @remarks Group `compilation`.
+ * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVM', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetNVVM', 'nvvm', nvvm, true);
@@ -118,7 +156,11 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void
 }
 let nvrtcGetNVVMSize$: Scratch | undefined;
 let nvrtcGetNVVMSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.5 Returns `nvvmSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `nvvmSizeRet`: out `size_t *`.
+ * @remarks Group `compilation`.
+ * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetNVVMSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
@@ -129,7 +171,9 @@ export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
 }
 let nvrtcGetNumSupportedArchs$: Scratch | undefined;
 let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.5 Returns `numArchs`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `numArchs`: out `int *`.
+ * @remarks Group `query`. */
 export function nvrtcGetNumSupportedArchs(): number {
   const s = (nvrtcGetNumSupportedArchs$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -138,7 +182,10 @@ export function nvrtcGetNumSupportedArchs(): number {
   return s.i32[0];
 }
 let nvrtcGetOptiXIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param optixir in `char *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetOptiXIR', 'optixir', optixir, true);
@@ -147,7 +194,10 @@ export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer)
 }
 let nvrtcGetOptiXIRSize$: Scratch | undefined;
 let nvrtcGetOptiXIRSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.5 Returns `optixirSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `optixirSizeRet`: out `size_t *`.
+ * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetOptiXIRSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIRSize', 'prog', prog, true) as typeof prog;
@@ -157,7 +207,10 @@ export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram | null): number {
   return s.size(0);
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param ptx in `char *`: address or host buffer, or null.
+ * @remarks Group `compilation`. */
 export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTX', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetPTX', 'ptx', ptx, true);
@@ -166,7 +219,10 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
 }
 let nvrtcGetPTXSize$: Scratch | undefined;
 let nvrtcGetPTXSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.5 Returns `ptxSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `ptxSizeRet`: out `size_t *`.
+ * @remarks Group `compilation`. */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetPTXSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
@@ -176,7 +232,10 @@ export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
   return s.size(0);
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param log in `char *`: address or host buffer, or null.
+ * @remarks Group `compilation`. */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLog', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetProgramLog', 'log', log, true);
@@ -185,7 +244,10 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer):
 }
 let nvrtcGetProgramLogSize$: Scratch | undefined;
 let nvrtcGetProgramLogSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.5 Returns `logSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @returns the value of `logSizeRet`: out `size_t *`.
+ * @remarks Group `compilation`. */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetProgramLogSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
@@ -195,7 +257,9 @@ export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
   return s.size(0);
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param supportedArchs in `int *`: address or host buffer, or null.
+ * @remarks Group `query`. */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): void {
   pointerArg('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, true);
   const status = (nvrtcGetSupportedArchs$c ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);

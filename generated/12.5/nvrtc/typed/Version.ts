@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvrtcVersion$: Scratch | undefined;
 let nvrtcVersion$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 12.5 Returns `major`, `minor`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
+ * @remarks Group `query`. */
 export function nvrtcVersion(): { major: number; minor: number } {
   const s = (nvrtcVersion$ ??= new Scratch(2));
   s.u64[0] = 0n;

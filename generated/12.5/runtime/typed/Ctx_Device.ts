@@ -9,34 +9,43 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaCtxResetPersistingL2Cache(): void {
   const status = (cudaCtxResetPersistingL2Cache$c ??= binder.native('cudaCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cudaCtxResetPersistingL2Cache', status);
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extMem in `cudaExternalMemory_t`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extSem in `cudaExternalSemaphore_t`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `cudaSurfaceObject_t`.
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
@@ -44,7 +53,11 @@ export function cudaDestroyTextureObject(texObject: T.Int64): void {
 }
 let cudaDeviceCanAccessPeer$: Scratch | undefined;
 let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 12.5 Returns `canAccessPeer`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param peerDevice in `int`.
+ * @returns the value of `canAccessPeer`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -55,14 +68,19 @@ export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): num
   return s.i32[0];
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerDevice in `int`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceDisablePeerAccess$c ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
   if (status !== 0) throw fail('cudaDeviceDisablePeerAccess', status);
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param peerDevice in `int`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
@@ -70,7 +88,10 @@ export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): v
   if (status !== 0) throw fail('cudaDeviceEnablePeerAccess', status);
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`.
+ * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
   if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
@@ -79,7 +100,11 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
 }
 let cudaDeviceGetAttribute$: Scratch | undefined;
 let cudaDeviceGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 12.5 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `enum cudaDeviceAttr`.
+ * @param device in `int`.
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -91,7 +116,10 @@ export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): 
 }
 let cudaDeviceGetByPCIBusId$: Scratch | undefined;
 let cudaDeviceGetByPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 12.5 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciBusId in string (`const char *`).
+ * @returns the value of `device`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cudaDeviceGetByPCIBusId$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -102,7 +130,9 @@ export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
 }
 let cudaDeviceGetCacheConfig$: Scratch | undefined;
 let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Returns `pCacheConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -112,7 +142,10 @@ export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
 }
 let cudaDeviceGetDefaultMemPool$: Scratch | undefined;
 let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.5 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `memPool`: out `cudaMemPool_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -122,7 +155,11 @@ export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param attr in `enum cudaGraphMemAttributeType`.
+ * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType): bigint {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
@@ -134,7 +171,10 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
 }
 let cudaDeviceGetLimit$: Scratch | undefined;
 let cudaDeviceGetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.5 Returns `pValue`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @returns the value of `pValue`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -145,7 +185,10 @@ export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
 }
 let cudaDeviceGetMemPool$: Scratch | undefined;
 let cudaDeviceGetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.5 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `memPool`: out `cudaMemPool_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -155,7 +198,11 @@ export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nvSciSyncAttrList in `void *`: address or host buffer, or null.
+ * @param device in `int`.
+ * @param flags in `int`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
@@ -165,7 +212,12 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
 }
 let cudaDeviceGetP2PAttribute$: Scratch | undefined;
 let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 12.5 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `enum cudaDeviceP2PAttr`.
+ * @param srcDevice in `int`.
+ * @param dstDevice in `int`.
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -177,7 +229,11 @@ export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: 
   return s.i32[0];
 }
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.5 Returns `pciBusId`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`.
+ * @param device in `int`.
+ * @returns the value of `pciBusId`: out text (`char *`, length `len`).
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
@@ -188,7 +244,10 @@ export function cudaDeviceGetPCIBusId(len: number, device: number): string {
 }
 let cudaDeviceGetSharedMemConfig$: Scratch | undefined;
 let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.5 Returns `pConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pConfig`: out `enum cudaSharedMemConfig *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -198,7 +257,9 @@ export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
 }
 let cudaDeviceGetStreamPriorityRange$: Scratch | undefined;
 let cudaDeviceGetStreamPriorityRange$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 12.5 Returns `leastPriority`, `greatestPriority`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -209,7 +270,11 @@ export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; gre
 }
 let cudaDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
 let cudaDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 12.5 Returns `maxWidthInElements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param device in `int`.
+ * @returns the value of `maxWidthInElements`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
   const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -220,7 +285,9 @@ export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelForma
   return s.size(0);
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
@@ -228,7 +295,12 @@ export function cudaDeviceGraphMemTrim(device: number): void {
 }
 let cudaDeviceRegisterAsyncNotification$: Scratch | undefined;
 let cudaDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.5 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.5 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param callbackFunc in C callback `cudaAsyncCallback`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @returns the value of `callback`: out `cudaAsyncCallbackHandle_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
   const s = (cudaDeviceRegisterAsyncNotification$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
@@ -240,21 +312,28 @@ export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc
   return s.address(0) as T.cudaAsyncCallbackHandle_t;
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceReset(): void {
   assertMayBlock('cudaDeviceReset');
   const status = (cudaDeviceReset$c ??= binder.native('cudaDeviceReset'))();
   if (status !== 0) throw fail('cudaDeviceReset', status);
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cacheConfig in `enum cudaFuncCache`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaDeviceSetCacheConfig$c ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaDeviceSetCacheConfig', status);
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param attr in `enum cudaGraphMemAttributeType`.
+ * @param value in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: bigint): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
@@ -264,7 +343,10 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @param value in `size_t`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
@@ -272,7 +354,10 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param memPool in `cudaMemPool_t`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
@@ -280,21 +365,28 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `enum cudaSharedMemConfig`.
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaDeviceSetSharedMemConfig$c ??= binder.native('cudaDeviceSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
 let cudaDeviceSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSynchronize(): void {
   assertMayBlock('cudaDeviceSynchronize');
   const status = (cudaDeviceSynchronize$c ??= binder.native('cudaDeviceSynchronize'))();
   if (status !== 0) throw fail('cudaDeviceSynchronize', status);
 }
 let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param callback in `cudaAsyncCallbackHandle_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;

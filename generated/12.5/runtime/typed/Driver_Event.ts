@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaDriverGetVersion$: Scratch | undefined;
 let cudaDriverGetVersion$c: NativeFunction | undefined;
-/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.5 Returns `driverVersion`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `driverVersion`: out `int *`.
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaDriverGetVersion(): number {
   const s = (cudaDriverGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,7 +22,9 @@ export function cudaDriverGetVersion(): number {
 }
 let cudaEventCreate$: Scratch | undefined;
 let cudaEventCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.5 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `event`: out `cudaEvent_t *`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreate(): T.cudaEvent_t {
   const s = (cudaEventCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -30,7 +34,10 @@ export function cudaEventCreate(): T.cudaEvent_t {
 }
 let cudaEventCreateWithFlags$: Scratch | undefined;
 let cudaEventCreateWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `event`: out `cudaEvent_t *`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   const s = (cudaEventCreateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -40,7 +47,9 @@ export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
   const status = (cudaEventDestroy$c ??= binder.native('cudaEventDestroy'))(event);
@@ -48,7 +57,11 @@ export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
 }
 let cudaEventElapsedTime$: Scratch | undefined;
 let cudaEventElapsedTime$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.5 Returns `ms`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param start in `cudaEvent_t`.
+ * @param end in `cudaEvent_t`.
+ * @returns the value of `ms`: out `float *`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
   const s = (cudaEventElapsedTime$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -59,7 +72,9 @@ export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEve
   return s.f32[0];
 }
 let cudaEventQuery$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
   const status = (cudaEventQuery$c ??= binder.native('cudaEventQuery'))(event);
@@ -67,7 +82,10 @@ export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
   return status;
 }
 let cudaEventRecord$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecord', 'stream', stream, true) as typeof stream;
@@ -75,7 +93,11 @@ export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStrea
   if (status !== 0) throw fail('cudaEventRecord', status);
 }
 let cudaEventRecordWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @param stream in `cudaStream_t`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
@@ -84,7 +106,9 @@ export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
 }
 let cudaEventSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `cudaEvent_t`.
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventSynchronize(event: T.cudaEvent_t | null): void {
   assertMayBlock('cudaEventSynchronize');
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventSynchronize', 'event', event, true) as typeof event;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphChildGraphNodeGetGraph$: Scratch | undefined;
 let cudaGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Returns `pGraph`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pGraph`: out `cudaGraph_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
   const s = (cudaGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
@@ -21,7 +24,10 @@ export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null):
 }
 let cudaGraphClone$: Scratch | undefined;
 let cudaGraphClone$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.5 Returns `pGraphClone`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param originalGraph in `cudaGraph_t`.
+ * @returns the value of `pGraphClone`: out `cudaGraph_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
   const s = (cudaGraphClone$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -32,7 +38,12 @@ export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph
 }
 let cudaGraphConditionalHandleCreate$: Scratch | undefined;
 let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Returns `pHandle_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param defaultLaunchValue in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pHandle_out`: out `cudaGraphConditionalHandle *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cudaGraphConditionalHandleCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -45,7 +56,10 @@ export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, de
 }
 let cudaGraphCreate$: Scratch | undefined;
 let cudaGraphCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Returns `pGraph`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pGraph`: out `cudaGraph_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   const s = (cudaGraphCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -55,7 +69,11 @@ export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   return s.address(0) as T.cudaGraph_t;
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param path in string (`const char *`).
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
   if (typeof path !== 'string') throw argError('cudaGraphDebugDotPrint', 'path', 'a string', path);
@@ -64,14 +82,18 @@ export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string
   if (status !== 0) throw fail('cudaGraphDebugDotPrint', status);
 }
 let cudaGraphDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
   const status = (cudaGraphDestroy$c ??= binder.native('cudaGraphDestroy'))(graph);
   if (status !== 0) throw fail('cudaGraphDestroy', status);
 }
 let cudaGraphDestroyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
   const status = (cudaGraphDestroyNode$c ??= binder.native('cudaGraphDestroyNode'))(node);
@@ -79,7 +101,10 @@ export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
 }
 let cudaGraphEventRecordNodeGetEvent$: Scratch | undefined;
 let cudaGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Returns `event_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `event_out`: out `cudaEvent_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
@@ -89,7 +114,10 @@ export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null)
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param event in `cudaEvent_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
@@ -98,7 +126,10 @@ export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null,
 }
 let cudaGraphEventWaitNodeGetEvent$: Scratch | undefined;
 let cudaGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Returns `event_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `event_out`: out `cudaEvent_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
@@ -108,7 +139,10 @@ export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): 
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param event in `cudaEvent_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;

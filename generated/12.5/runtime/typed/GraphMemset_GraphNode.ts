@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pNodeParams`: out `cudaMemsetParams`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(40);
@@ -18,7 +21,10 @@ export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaMemsetParams>(records.cudaMemsetParams(), pNodeParams$);
 }
 let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
@@ -27,7 +33,11 @@ export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNo
 }
 let cudaGraphNodeFindInClone$: Scratch | undefined;
 let cudaGraphNodeFindInClone$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 12.5 Returns `pNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param originalNode in `cudaGraphNode_t`.
+ * @param clonedGraph in `cudaGraph_t`.
+ * @returns the value of `pNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphNodeFindInClone$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -39,7 +49,10 @@ export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null,
 }
 let cudaGraphNodeGetDependencies$: Scratch | undefined;
 let cudaGraphNodeGetDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Returns `pDependencies`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair).
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
   const s = (cudaGraphNodeGetDependencies$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
@@ -58,7 +71,10 @@ export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.
 }
 let cudaGraphNodeGetDependencies_v2$: Scratch | undefined;
 let cudaGraphNodeGetDependencies_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Returns `pDependencies`, `edgeData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns `{ pDependencies, edgeData }`: `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair); `edgeData`: out `cudaGraphEdgeData_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies_v2(node: T.cudaGraphNode_t | null): { pDependencies: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st } {
   const s = (cudaGraphNodeGetDependencies_v2$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies_v2', 'node', node, true) as typeof node;
@@ -78,7 +94,10 @@ export function cudaGraphNodeGetDependencies_v2(node: T.cudaGraphNode_t | null):
 }
 let cudaGraphNodeGetDependentNodes$: Scratch | undefined;
 let cudaGraphNodeGetDependentNodes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Returns `pDependentNodes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
   const s = (cudaGraphNodeGetDependentNodes$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
@@ -97,7 +116,10 @@ export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): 
 }
 let cudaGraphNodeGetDependentNodes_v2$: Scratch | undefined;
 let cudaGraphNodeGetDependentNodes_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Returns `pDependentNodes`, `edgeData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns `{ pDependentNodes, edgeData }`: `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair); `edgeData`: out `cudaGraphEdgeData_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes_v2(node: T.cudaGraphNode_t | null): { pDependentNodes: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st } {
   const s = (cudaGraphNodeGetDependentNodes_v2$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes_v2', 'node', node, true) as typeof node;
@@ -117,7 +139,11 @@ export function cudaGraphNodeGetDependentNodes_v2(node: T.cudaGraphNode_t | null
 }
 let cudaGraphNodeGetEnabled$: Scratch | undefined;
 let cudaGraphNodeGetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Returns `isEnabled`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `cudaGraphExec_t`.
+ * @param hNode in `cudaGraphNode_t`.
+ * @returns the value of `isEnabled`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
   const s = (cudaGraphNodeGetEnabled$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -129,7 +155,10 @@ export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
 }
 let cudaGraphNodeGetType$: Scratch | undefined;
 let cudaGraphNodeGetType$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 12.5 Returns `pType`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
   const s = (cudaGraphNodeGetType$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
@@ -139,7 +168,11 @@ export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGrap
   return s.i32[0] as T.cudaGraphNodeType;
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `cudaGraphExec_t`.
+ * @param hNode in `cudaGraphNode_t`.
+ * @param isEnabled in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
@@ -148,11 +181,13 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
 }
 let cudaGraphNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Returns `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null): T.cudaGraphNodeParams {
+/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeSetParams', 'node', node, true) as typeof node;
-  const nodeParams$ = new Uint8Array(256);
+  const nodeParams$ = recordArg('cudaGraphNodeSetParams', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false);
   const status = (cudaGraphNodeSetParams$c ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams$);
   if (status !== 0) throw fail('cudaGraphNodeSetParams', status);
-  return decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$);
 }

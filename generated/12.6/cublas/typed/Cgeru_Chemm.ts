@@ -9,7 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasCgeru$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeru', 'm', 'i32', m);
@@ -25,7 +35,18 @@ export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: numb
   if (status !== 0) throw fail('cublasCgeru', status);
 }
 let cublasCgeru_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'm', m, true);
@@ -41,7 +62,14 @@ export function cublasCgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n
   if (status !== 0) throw fail('cublasCgeru_v2_64', status);
 }
 let cublasCgetrfBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetrfBatched', 'n', 'i32', n_);
@@ -54,7 +82,16 @@ export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasCgetrfBatched', status);
 }
 let cublasCgetriBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param P in `const int *`: address or host buffer, or null.
+ * @param C in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetriBatched', 'n', 'i32', n_);
@@ -69,7 +106,18 @@ export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number,
   if (status !== 0) throw fail('cublasCgetriBatched', status);
 }
 let cublasCgetrsBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param Aarray in `const cuComplex *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param devIpiv in `const int *`: address or host buffer, or null.
+ * @param Barray in `cuComplex *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgetrsBatched', 'trans', 'i32', trans);
@@ -86,7 +134,19 @@ export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
   if (status !== 0) throw fail('cublasCgetrsBatched', status);
 }
 let cublasChbmv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChbmv', 'uplo', 'i32', uplo);
@@ -104,7 +164,20 @@ export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasChbmv', status);
 }
 let cublasChbmv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChbmv_v2_64', 'uplo', 'i32', uplo);
@@ -122,7 +195,20 @@ export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasChbmv_v2_64', status);
 }
 let cublasChemm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasChemm', 'side', 'i32', side);
@@ -141,7 +227,21 @@ export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if (status !== 0) throw fail('cublasChemm', status);
 }
 let cublasChemm_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasChemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasChemm_v2_64', 'side', 'i32', side);

@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasCreate$: Scratch | undefined;
 let cublasCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 12.6 Returns `handle`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cublasHandle_t *`. */
 export function cublasCreate(): T.cublasHandle_t {
   const s = (cublasCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -19,7 +20,15 @@ export function cublasCreate(): T.cublasHandle_t {
   return s.address(0) as T.cublasHandle_t;
 }
 let cublasCrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const float *`: address or host buffer, or null.
+ * @param s_ in `const cuComplex *`: address or host buffer, or null. */
 export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
@@ -33,7 +42,16 @@ export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasCrot', status);
 }
 let cublasCrot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param c in `const float *`: address or host buffer, or null.
+ * @param s_ in `const cuComplex *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCrot_v2_64', 'n', n_, true);
@@ -47,7 +65,12 @@ export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (status !== 0) throw fail('cublasCrot_v2_64', status);
 }
 let cublasCrotg$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param a in `cuComplex *`: address or host buffer, or null.
+ * @param b in `cuComplex *`: address or host buffer, or null.
+ * @param c in `float *`: address or host buffer, or null.
+ * @param s_ in `cuComplex *`: address or host buffer, or null. */
 export function cublasCrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasCrotg', 'a', a, true);
@@ -58,7 +81,12 @@ export function cublasCrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.
   if (status !== 0) throw fail('cublasCrotg', status);
 }
 let cublasCscal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
@@ -69,7 +97,13 @@ export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: 
   if (status !== 0) throw fail('cublasCscal', status);
 }
 let cublasCscal_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasCscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCscal_v2_64', 'n', n_, true);
@@ -80,7 +114,15 @@ export function cublasCscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasCscal_v2_64', status);
 }
 let cublasCsrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const float *`: address or host buffer, or null.
+ * @param s_ in `const float *`: address or host buffer, or null. */
 export function cublasCsrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
@@ -94,7 +136,16 @@ export function cublasCsrot(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasCsrot', status);
 }
 let cublasCsrot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param c in `const float *`: address or host buffer, or null.
+ * @param s_ in `const float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasCsrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsrot_v2_64', 'n', n_, true);

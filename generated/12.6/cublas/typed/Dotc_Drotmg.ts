@@ -9,7 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDotcEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int`.
+ * @param result_ in `void *`: address or host buffer, or null.
+ * @param resultType in `cudaDataType`.
+ * @param executionType in `cudaDataType`. */
 export function cublasDotcEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotcEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotcEx', 'n', 'i32', n_);
@@ -26,7 +37,19 @@ export function cublasDotcEx(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasDotcEx', status);
 }
 let cublasDotcEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int64_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int64_t`.
+ * @param result_ in `void *`: address or host buffer, or null.
+ * @param resultType in `cudaDataType`.
+ * @param executionType in `cudaDataType`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDotcEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDotcEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDotcEx_64', 'n', n_, true);
@@ -43,7 +66,15 @@ export function cublasDotcEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (status !== 0) throw fail('cublasDotcEx_64', status);
 }
 let cublasDrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const double *`: address or host buffer, or null. */
 export function cublasDrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrot', 'n', 'i32', n_);
@@ -57,7 +88,16 @@ export function cublasDrot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasDrot', status);
 }
 let cublasDrot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDrot_v2_64', 'n', n_, true);
@@ -71,7 +111,12 @@ export function cublasDrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (status !== 0) throw fail('cublasDrot_v2_64', status);
 }
 let cublasDrotg$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param a in `double *`: address or host buffer, or null.
+ * @param b in `double *`: address or host buffer, or null.
+ * @param c in `double *`: address or host buffer, or null.
+ * @param s_ in `double *`: address or host buffer, or null. */
 export function cublasDrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDrotg', 'a', a, true);
@@ -82,7 +127,14 @@ export function cublasDrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.
   if (status !== 0) throw fail('cublasDrotg', status);
 }
 let cublasDrotm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param param in `const double *`: address or host buffer, or null. */
 export function cublasDrotm(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrotm', 'n', 'i32', n_);
@@ -95,7 +147,15 @@ export function cublasDrotm(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasDrotm', status);
 }
 let cublasDrotm_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param param in `const double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasDrotm_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrotm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDrotm_v2_64', 'n', n_, true);
@@ -108,7 +168,13 @@ export function cublasDrotm_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasDrotm_v2_64', status);
 }
 let cublasDrotmg$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param d1 in `double *`: address or host buffer, or null.
+ * @param d2 in `double *`: address or host buffer, or null.
+ * @param x1 in `double *`: address or host buffer, or null.
+ * @param y1 in `const double *`: address or host buffer, or null.
+ * @param param in `double *`: address or host buffer, or null. */
 export function cublasDrotmg(handle: T.cublasHandle_t | null, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDrotmg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDrotmg', 'd1', d1, true);

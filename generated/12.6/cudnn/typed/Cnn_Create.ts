@@ -15,7 +15,14 @@ export function cudnnCnnVersionCheck(): void {
   if (status !== 0) throw fail('cudnnCnnVersionCheck', status);
 }
 let cudnnConvolutionBackwardBias$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dbDesc in `const cudnnTensorDescriptor_t`.
+ * @param db in `void *`: address or host buffer, or null. */
 export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t | null, alpha: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, beta: T.Pointer, dbDesc: T.cudnnTensorDescriptor_t | null, db: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardBias', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnConvolutionBackwardBias', 'alpha', alpha, true);
@@ -28,7 +35,20 @@ export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t | null, alp
   if (status !== 0) throw fail('cudnnConvolutionBackwardBias', status);
 }
 let cudnnConvolutionBackwardData$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param w in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null. */
 export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t | null, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardData', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnConvolutionBackwardData', 'alpha', alpha, true);
@@ -47,7 +67,20 @@ export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t | null, alp
   if (status !== 0) throw fail('cudnnConvolutionBackwardData', status);
 }
 let cudnnConvolutionBackwardFilter$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param dw in `void *`: address or host buffer, or null. */
 export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardFilter', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnConvolutionBackwardFilter', 'alpha', alpha, true);
@@ -66,7 +99,25 @@ export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t | null, a
   if (status !== 0) throw fail('cudnnConvolutionBackwardFilter', status);
 }
 let cudnnConvolutionBiasActivationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha1 in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param w in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param alpha2 in `const void *`: address or host buffer, or null.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param z in `const void *`: address or host buffer, or null.
+ * @param biasDesc in `const cudnnTensorDescriptor_t`.
+ * @param bias in `const void *`: address or host buffer, or null.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t | null, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t | null, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBiasActivationForward', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnConvolutionBiasActivationForward', 'alpha1', alpha1, true);
@@ -90,7 +141,20 @@ export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t | 
   if (status !== 0) throw fail('cudnnConvolutionBiasActivationForward', status);
 }
 let cudnnConvolutionForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param w in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionForward', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnConvolutionForward', 'alpha', alpha, true);
@@ -110,7 +174,8 @@ export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T
 }
 let cudnnCreate$: Scratch | undefined;
 let cudnnCreate$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6 Returns `handle`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cudnnHandle_t *`. */
 export function cudnnCreate(): T.cudnnHandle_t {
   const s = (cudnnCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -120,7 +185,8 @@ export function cudnnCreate(): T.cudnnHandle_t {
 }
 let cudnnCreateActivationDescriptor$: Scratch | undefined;
 let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6 Returns `activationDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `activationDesc`: out `cudnnActivationDescriptor_t *`. */
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
   const s = (cudnnCreateActivationDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -130,7 +196,8 @@ export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t
 }
 let cudnnCreateAttnDescriptor$: Scratch | undefined;
 let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6 Returns `attnDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `attnDesc`: out `cudnnAttnDescriptor_t *`. */
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
   const s = (cudnnCreateAttnDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -140,7 +207,8 @@ export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
 }
 let cudnnCreateCTCLossDescriptor$: Scratch | undefined;
 let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 Returns `ctcLossDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `ctcLossDesc`: out `cudnnCTCLossDescriptor_t *`. */
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
   const s = (cudnnCreateCTCLossDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -150,7 +218,8 @@ export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
 }
 let cudnnCreateConvolutionDescriptor$: Scratch | undefined;
 let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6 Returns `convDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `convDesc`: out `cudnnConvolutionDescriptor_t *`. */
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
   const s = (cudnnCreateConvolutionDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -160,7 +229,8 @@ export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor
 }
 let cudnnCreateDropoutDescriptor$: Scratch | undefined;
 let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6 Returns `dropoutDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `dropoutDesc`: out `cudnnDropoutDescriptor_t *`. */
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
   const s = (cudnnCreateDropoutDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -170,7 +240,8 @@ export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
 }
 let cudnnCreateFilterDescriptor$: Scratch | undefined;
 let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6 Returns `filterDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `filterDesc`: out `cudnnFilterDescriptor_t *`. */
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
   const s = (cudnnCreateFilterDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -180,7 +251,9 @@ export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
 }
 let cudnnCreateFusedOpsConstParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Returns `constPack`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ops in `cudnnFusedOps_t`.
+ * @returns the value of `constPack`: out `cudnnFusedOpsConstParamPack_t *`. */
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
   const s = (cudnnCreateFusedOpsConstParamPack$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -191,7 +264,9 @@ export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cud
 }
 let cudnnCreateFusedOpsPlan$: Scratch | undefined;
 let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Returns `plan`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ops in `cudnnFusedOps_t`.
+ * @returns the value of `plan`: out `cudnnFusedOpsPlan_t *`. */
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
   const s = (cudnnCreateFusedOpsPlan$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -202,7 +277,9 @@ export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOps
 }
 let cudnnCreateFusedOpsVariantParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Returns `varPack`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ops in `cudnnFusedOps_t`.
+ * @returns the value of `varPack`: out `cudnnFusedOpsVariantParamPack_t *`. */
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
   const s = (cudnnCreateFusedOpsVariantParamPack$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -213,7 +290,8 @@ export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.c
 }
 let cudnnCreateLRNDescriptor$: Scratch | undefined;
 let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6 Returns `normDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `normDesc`: out `cudnnLRNDescriptor_t *`. */
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
   const s = (cudnnCreateLRNDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -223,7 +301,8 @@ export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
 }
 let cudnnCreateOpTensorDescriptor$: Scratch | undefined;
 let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6 Returns `opTensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `opTensorDesc`: out `cudnnOpTensorDescriptor_t *`. */
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
   const s = (cudnnCreateOpTensorDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -233,7 +312,8 @@ export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
 }
 let cudnnCreatePoolingDescriptor$: Scratch | undefined;
 let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6 Returns `poolingDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `poolingDesc`: out `cudnnPoolingDescriptor_t *`. */
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
   const s = (cudnnCreatePoolingDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -243,7 +323,8 @@ export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
 }
 let cudnnCreateRNNDataDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 Returns `rnnDataDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `rnnDataDesc`: out `cudnnRNNDataDescriptor_t *`. */
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
   const s = (cudnnCreateRNNDataDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -253,7 +334,8 @@ export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
 }
 let cudnnCreateRNNDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6 Returns `rnnDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `rnnDesc`: out `cudnnRNNDescriptor_t *`. */
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
   const s = (cudnnCreateRNNDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -263,7 +345,8 @@ export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
 }
 let cudnnCreateReduceTensorDescriptor$: Scratch | undefined;
 let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 Returns `reduceTensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `reduceTensorDesc`: out `cudnnReduceTensorDescriptor_t *`. */
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
   const s = (cudnnCreateReduceTensorDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -273,7 +356,8 @@ export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescript
 }
 let cudnnCreateSeqDataDescriptor$: Scratch | undefined;
 let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6 Returns `seqDataDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `seqDataDesc`: out `cudnnSeqDataDescriptor_t *`. */
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
   const s = (cudnnCreateSeqDataDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -283,7 +367,8 @@ export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
 }
 let cudnnCreateSpatialTransformerDescriptor$: Scratch | undefined;
 let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6 Returns `stDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `stDesc`: out `cudnnSpatialTransformerDescriptor_t *`. */
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
   const s = (cudnnCreateSpatialTransformerDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -293,7 +378,8 @@ export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransfo
 }
 let cudnnCreateTensorDescriptor$: Scratch | undefined;
 let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6 Returns `tensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `tensorDesc`: out `cudnnTensorDescriptor_t *`. */
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
   const s = (cudnnCreateTensorDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -303,7 +389,8 @@ export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
 }
 let cudnnCreateTensorTransformDescriptor$: Scratch | undefined;
 let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6 Returns `transformDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `transformDesc`: out `cudnnTensorTransformDescriptor_t *`. */
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
   const s = (cudnnCreateTensorTransformDescriptor$ ??= new Scratch(1));
   s.u64[0] = 0n;

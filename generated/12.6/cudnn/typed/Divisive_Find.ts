@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnDivisiveNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param mode in `cudnnDivNormMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param means in `const void *`: address or host buffer, or null.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param temp in `void *`: address or host buffer, or null.
+ * @param temp2 in `void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dXdMeansDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param dMeans in `void *`: address or host buffer, or null. */
 export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dMeans: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationBackward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationBackward', 'normDesc', normDesc, true) as typeof normDesc;
@@ -29,7 +43,19 @@ export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t | nul
   if (status !== 0) throw fail('cudnnDivisiveNormalizationBackward', status);
 }
 let cudnnDivisiveNormalizationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param mode in `cudnnDivNormMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param means in `const void *`: address or host buffer, or null.
+ * @param temp in `void *`: address or host buffer, or null.
+ * @param temp2 in `void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationForward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationForward', 'normDesc', normDesc, true) as typeof normDesc;
@@ -47,7 +73,15 @@ export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null
   if (status !== 0) throw fail('cudnnDivisiveNormalizationForward', status);
 }
 let cudnnDropoutBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param dropoutDesc in `const cudnnDropoutDescriptor_t`.
+ * @param dydesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param dxdesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, dydesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, dxdesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutBackward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -61,7 +95,15 @@ export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc
   if (status !== 0) throw fail('cudnnDropoutBackward', status);
 }
 let cudnnDropoutForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param dropoutDesc in `const cudnnDropoutDescriptor_t`.
+ * @param xdesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param ydesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, xdesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, ydesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutForward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -76,7 +118,9 @@ export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc:
 }
 let cudnnDropoutGetReserveSpaceSize$: Scratch | undefined;
 let cudnnDropoutGetReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param xdesc in `cudnnTensorDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnDropoutGetReserveSpaceSize$ ??= new Scratch(1));
   if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
@@ -87,7 +131,9 @@ export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t
 }
 let cudnnDropoutGetStatesSize$: Scratch | undefined;
 let cudnnDropoutGetStatesSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnDropoutGetStatesSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
@@ -98,7 +144,15 @@ export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): numbe
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionBackwardDataAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdDataAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionBackwardDataAlgorithm$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
@@ -115,7 +169,20 @@ export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_
 }
 let cudnnFindConvolutionBackwardDataAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionBackwardDataAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param w in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdDataAlgoPerf_t *`: address or host buffer, or null.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
@@ -137,7 +204,15 @@ export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandl
 }
 let cudnnFindConvolutionBackwardFilterAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionBackwardFilterAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdFilterAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
@@ -154,7 +229,20 @@ export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandl
 }
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param dwDesc in `const cudnnFilterDescriptor_t`.
+ * @param dw in `void *`: address or host buffer, or null.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdFilterAlgoPerf_t *`: address or host buffer, or null.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
@@ -176,7 +264,15 @@ export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHan
 }
 let cudnnFindConvolutionForwardAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionForwardAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionFwdAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionForwardAlgorithm$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
@@ -193,7 +289,20 @@ export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | n
 }
 let cudnnFindConvolutionForwardAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionForwardAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param w in `const void *`: address or host buffer, or null.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionFwdAlgoPerf_t *`: address or host buffer, or null.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionForwardAlgorithmEx$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;

@@ -10,7 +10,15 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetConvolution2dDescriptor$: Scratch | undefined;
 let cudnnGetConvolution2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 Returns `mode`, `computeType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param pad_h in `int *`: address or host buffer, or null.
+ * @param pad_w in `int *`: address or host buffer, or null.
+ * @param u in `int *`: address or host buffer, or null.
+ * @param v in `int *`: address or host buffer, or null.
+ * @param dilation_h in `int *`: address or host buffer, or null.
+ * @param dilation_w in `int *`: address or host buffer, or null.
+ * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`. */
 export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   const s = (cudnnGetConvolution2dDescriptor$ ??= new Scratch(2));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
@@ -27,7 +35,14 @@ export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDesc
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
 let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param c in `int *`: address or host buffer, or null.
+ * @param h in `int *`: address or host buffer, or null.
+ * @param w in `int *`: address or host buffer, or null. */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
@@ -40,14 +55,20 @@ export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvoluti
   if (status !== 0) throw fail('cudnnGetConvolution2dForwardOutputDim', status);
 }
 let cudnnGetCudartVersion$c: NativeFunction | undefined;
-/** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 12.6 */
+/** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 12.6
+ * @returns `size_t` */
 export function cudnnGetCudartVersion(): number {
   const result = (cudnnGetCudartVersion$c ??= binder.native('cudnnGetCudartVersion'))();
   return result;
 }
 let cudnnGetDropoutDescriptor$: Scratch | undefined;
 let cudnnGetDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6 Returns `seed`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param handle in `cudnnHandle_t`.
+ * @param dropout in `float *`: address or host buffer, or null.
+ * @param states in `void **`: address or host buffer, or null.
+ * @returns the value of `seed`: out `unsigned long long *`. */
 export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: T.Pointer, states: T.Pointer): bigint {
   const s = (cudnnGetDropoutDescriptor$ ??= new Scratch(1));
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -60,7 +81,9 @@ export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
   return s.u64[0];
 }
 let cudnnGetErrorString$c: NativeFunction | undefined;
-/** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6 */
+/** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6
+ * @param status_ in `cudnnStatus_t`.
+ * @returns `const char *` */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cudnnGetErrorString', 'status', 'i32', status_);
   const result = (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
@@ -68,7 +91,13 @@ export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
 }
 let cudnnGetFilter4dDescriptor$: Scratch | undefined;
 let cudnnGetFilter4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Returns `dataType`, `format`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param k in `int *`: address or host buffer, or null.
+ * @param c in `int *`: address or host buffer, or null.
+ * @param h in `int *`: address or host buffer, or null.
+ * @param w in `int *`: address or host buffer, or null.
+ * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`. */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(2));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -84,7 +113,12 @@ export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t
 }
 let cudnnGetFilterNdDescriptor$: Scratch | undefined;
 let cudnnGetFilterNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6 Returns `dataType`, `format`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param nbDimsRequested in `int`.
+ * @param nbDims in `int *`: address or host buffer, or null.
+ * @param filterDimA in `int *`: address or host buffer, or null.
+ * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`. */
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -99,7 +133,9 @@ export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t
 }
 let cudnnGetFilterSizeInBytes$: Scratch | undefined;
 let cudnnGetFilterSizeInBytes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Returns `size`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @returns the value of `size`: out `size_t *`. */
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t | null): number {
   const s = (cudnnGetFilterSizeInBytes$ ??= new Scratch(1));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;

@@ -10,7 +10,21 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetNormalizationBackwardWorkspaceSize$: Scratch | undefined;
 let cudnnGetNormalizationBackwardWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param groupCnt in `int`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationBackwardWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -33,7 +47,19 @@ export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: Scratch | undefined;
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param groupCnt in `int`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -54,7 +80,15 @@ export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudn
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: Scratch | undefined;
 let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param groupCnt in `int`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
@@ -71,7 +105,9 @@ export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHan
 }
 let cudnnGetOpTensorDescriptor$: Scratch | undefined;
 let cudnnGetOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 Returns `opTensorOp`, `opTensorCompType`, `opTensorNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
+ * @returns `{ opTensorOp, opTensorCompType, opTensorNanOpt }`: `opTensorOp`: out `cudnnOpTensorOp_t *`; `opTensorCompType`: out `cudnnDataType_t *`; `opTensorNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetOpTensorDescriptor$ ??= new Scratch(3));
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
@@ -84,7 +120,15 @@ export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescript
 }
 let cudnnGetPooling2dDescriptor$: Scratch | undefined;
 let cudnnGetPooling2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 12.6 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param windowHeight in `int *`: address or host buffer, or null.
+ * @param windowWidth in `int *`: address or host buffer, or null.
+ * @param verticalPadding in `int *`: address or host buffer, or null.
+ * @param horizontalPadding in `int *`: address or host buffer, or null.
+ * @param verticalStride in `int *`: address or host buffer, or null.
+ * @param horizontalStride in `int *`: address or host buffer, or null.
+ * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(2));
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -101,7 +145,13 @@ export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescripto
   return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param c in `int *`: address or host buffer, or null.
+ * @param h in `int *`: address or host buffer, or null.
+ * @param w in `int *`: address or host buffer, or null. */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
@@ -114,7 +164,14 @@ export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDes
 }
 let cudnnGetPoolingNdDescriptor$: Scratch | undefined;
 let cudnnGetPoolingNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 12.6 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param nbDimsRequested in `int`.
+ * @param nbDims in `int *`: address or host buffer, or null.
+ * @param windowDimA in `int *`: address or host buffer, or null.
+ * @param paddingA in `int *`: address or host buffer, or null.
+ * @param strideA in `int *`: address or host buffer, or null.
+ * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -130,7 +187,11 @@ export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescripto
   return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param nbDims in `int`.
+ * @param outputTensorDimA in `int *`: address or host buffer, or null. */
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, nbDims: number, outputTensorDimA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;

@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetProperty$: Scratch | undefined;
 let cudnnGetProperty$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 Returns `value`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
   const s = (cudnnGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
@@ -21,7 +23,13 @@ export function cudnnGetProperty(type: T.libraryPropertyType): number {
 }
 let cudnnGetRNNDataDescriptor$: Scratch | undefined;
 let cudnnGetRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 Returns `dataType`, `layout`, `batchSize`, `vectorSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
+ * @param maxSeqLength in `int *`: address or host buffer, or null.
+ * @param arrayLengthRequested in `int`.
+ * @param seqLengthArray in `int *`: address or host buffer, or null.
+ * @param paddingFill in `void *`: address or host buffer, or null.
+ * @returns `{ dataType, layout, batchSize, vectorSize }`: `dataType`: out `cudnnDataType_t *`; `layout`: out `cudnnRNNDataLayout_t *`; `batchSize`: out `int *`; `vectorSize`: out `int *`. */
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
   const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(4));
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
@@ -39,7 +47,11 @@ export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_
 }
 let cudnnGetRNNDescriptor_v8$: Scratch | undefined;
 let cudnnGetRNNDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6 Returns `algo`, `cellMode`, `biasMode`, `dirMode`, `inputMode`, `dataType`, `mathPrec`, `mathType`, `inputSize`, `hiddenSize`, `projSize`, `dropoutDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param numLayers in `int32_t *`: address or host buffer, or null.
+ * @param auxFlags in `uint32_t *`: address or host buffer, or null.
+ * @returns `{ algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, dropoutDesc }`: `algo`: out `cudnnRNNAlgo_t *`; `cellMode`: out `cudnnRNNMode_t *`; `biasMode`: out `cudnnRNNBiasMode_t *`; `dirMode`: out `cudnnDirectionMode_t *`; `inputMode`: out `cudnnRNNInputMode_t *`; `dataType`: out `cudnnDataType_t *`; `mathPrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `inputSize`: out `int32_t *`; `hiddenSize`: out `int32_t *`; `projSize`: out `int32_t *`; `dropoutDesc`: out `cudnnDropoutDescriptor_t *`. */
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; inputMode: T.cudnnRNNInputMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; inputSize: number; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
   const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(12));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -63,7 +75,12 @@ export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null,
 }
 let cudnnGetRNNTempSpaceSizes$: Scratch | undefined;
 let cudnnGetRNNTempSpaceSizes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6 Returns `workSpaceSize`, `reserveSpaceSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param fwdMode in `cudnnForwardMode_t`.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @returns `{ workSpaceSize, reserveSpaceSize }`: `workSpaceSize`: out `size_t *`; `reserveSpaceSize`: out `size_t *`. */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t | null): { workSpaceSize: number; reserveSpaceSize: number } {
   const s = (cudnnGetRNNTempSpaceSizes$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
@@ -78,7 +95,16 @@ export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDes
 }
 let cudnnGetRNNWeightParams$: Scratch | undefined;
 let cudnnGetRNNWeightParams$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6 Returns `mAddr`, `bAddr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param pseudoLayer in `int32_t`.
+ * @param weightSpaceSize in `size_t`.
+ * @param weightSpace in `const void *`: address or host buffer, or null.
+ * @param linLayerID in `int32_t`.
+ * @param mDesc in `cudnnTensorDescriptor_t`.
+ * @param bDesc in `cudnnTensorDescriptor_t`.
+ * @returns `{ mAddr, bAddr }`: `mAddr`: out `void **`; `bAddr`: out `void **`. */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t | null, bDesc: T.cudnnTensorDescriptor_t | null): { mAddr: number; bAddr: number } {
   const s = (cudnnGetRNNWeightParams$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
@@ -97,7 +123,10 @@ export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc:
 }
 let cudnnGetRNNWeightSpaceSize$: Scratch | undefined;
 let cudnnGetRNNWeightSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6 Returns `weightSpaceSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @returns the value of `weightSpaceSize`: out `size_t *`. */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null): number {
   const s = (cudnnGetRNNWeightSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
@@ -109,7 +138,10 @@ export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDe
 }
 let cudnnGetReduceTensorDescriptor$: Scratch | undefined;
 let cudnnGetReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 Returns `reduceTensorOp`, `reduceTensorCompType`, `reduceTensorNanOpt`, `reduceTensorIndicesType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param reduceTensorIndices in `cudnnReduceTensorIndices_t *`: address or host buffer, or null.
+ * @returns `{ reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndicesType }`: `reduceTensorOp`: out `cudnnReduceTensorOp_t *`; `reduceTensorCompType`: out `cudnnDataType_t *`; `reduceTensorNanOpt`: out `cudnnNanPropagation_t *`; `reduceTensorIndicesType`: out `cudnnIndicesType_t *`. */
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
   const s = (cudnnGetReduceTensorDescriptor$ ??= new Scratch(4));
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
@@ -124,7 +156,12 @@ export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTe
 }
 let cudnnGetReductionIndicesSize$: Scratch | undefined;
 let cudnnGetReductionIndicesSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetReductionIndicesSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
@@ -138,7 +175,12 @@ export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, red
 }
 let cudnnGetReductionWorkspaceSize$: Scratch | undefined;
 let cudnnGetReductionWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetReductionWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;

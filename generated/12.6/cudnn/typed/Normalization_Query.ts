@@ -9,7 +9,40 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param alphaDataDiff in `const void *`: address or host buffer, or null.
+ * @param betaDataDiff in `const void *`: address or host buffer, or null.
+ * @param alphaParamDiff in `const void *`: address or host buffer, or null.
+ * @param betaParamDiff in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xData in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yData in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyData in `const void *`: address or host buffer, or null.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzData in `void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxData in `void *`: address or host buffer, or null.
+ * @param dNormScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScaleData in `const void *`: address or host buffer, or null.
+ * @param normBiasData in `const void *`: address or host buffer, or null.
+ * @param dNormScaleData in `void *`: address or host buffer, or null.
+ * @param dNormBiasData in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param savedMean in `const void *`: address or host buffer, or null.
+ * @param savedInvVariance in `const void *`: address or host buffer, or null.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param groupCnt in `int`. */
 export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationBackward', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationBackward', 'mode', 'i32', mode);
@@ -48,7 +81,28 @@ export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode:
   if (status !== 0) throw fail('cudnnNormalizationBackward', status);
 }
 let cudnnNormalizationForwardInference$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScale in `const void *`: address or host buffer, or null.
+ * @param normBias in `const void *`: address or host buffer, or null.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param estimatedMean in `const void *`: address or host buffer, or null.
+ * @param estimatedVariance in `const void *`: address or host buffer, or null.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param z in `const void *`: address or host buffer, or null.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param groupCnt in `int`. */
 export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, z: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, epsilon: number, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardInference', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationForwardInference', 'mode', 'i32', mode);
@@ -75,7 +129,35 @@ export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | nul
   if (status !== 0) throw fail('cudnnNormalizationForwardInference', status);
 }
 let cudnnNormalizationForwardTraining$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnNormMode_t`.
+ * @param normOps in `cudnnNormOps_t`.
+ * @param algo in `cudnnNormAlgo_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xData in `const void *`: address or host buffer, or null.
+ * @param normScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param normScale in `const void *`: address or host buffer, or null.
+ * @param normBias in `const void *`: address or host buffer, or null.
+ * @param exponentialAverageFactor in `double`.
+ * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param resultRunningMean in `void *`: address or host buffer, or null.
+ * @param resultRunningVariance in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param resultSaveMean in `void *`: address or host buffer, or null.
+ * @param resultSaveInvVariance in `void *`: address or host buffer, or null.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param zData in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yData in `void *`: address or host buffer, or null.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param groupCnt in `int`. */
 export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnNormalizationForwardTraining', 'mode', 'i32', mode);
@@ -109,7 +191,18 @@ export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null
   if (status !== 0) throw fail('cudnnNormalizationForwardTraining', status);
 }
 let cudnnOpTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
+ * @param alpha1 in `const void *`: address or host buffer, or null.
+ * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param alpha2 in `const void *`: address or host buffer, or null.
+ * @param bDesc in `const cudnnTensorDescriptor_t`.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param C in `void *`: address or host buffer, or null. */
 export function cudnnOpTensor(handle: T.cudnnHandle_t | null, opTensorDesc: T.cudnnOpTensorDescriptor_t | null, alpha1: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, alpha2: T.Pointer, bDesc: T.cudnnTensorDescriptor_t | null, B: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnOpTensor', 'handle', handle, true) as typeof handle;
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnOpTensor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
@@ -132,7 +225,19 @@ export function cudnnOpsVersionCheck(): void {
   if (status !== 0) throw fail('cudnnOpsVersionCheck', status);
 }
 let cudnnPoolingBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null. */
 export function cudnnPoolingBackward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnPoolingBackward', 'handle', handle, true) as typeof handle;
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnPoolingBackward', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -150,7 +255,15 @@ export function cudnnPoolingBackward(handle: T.cudnnHandle_t | null, poolingDesc
   if (status !== 0) throw fail('cudnnPoolingBackward', status);
 }
 let cudnnPoolingForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnPoolingForward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnPoolingForward', 'handle', handle, true) as typeof handle;
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnPoolingForward', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -165,7 +278,11 @@ export function cudnnPoolingForward(handle: T.cudnnHandle_t | null, poolingDesc:
 }
 let cudnnQueryRuntimeError$: Scratch | undefined;
 let cudnnQueryRuntimeError$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 12.6 Returns `rstatus`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnErrQueryMode_t`.
+ * @param tag in `cudnnRuntimeTag_t *`: address or host buffer, or null.
+ * @returns the value of `rstatus`: out `cudnnStatus_t *`. */
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
   const s = (cudnnQueryRuntimeError$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,29 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnRNNBackwardData_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param devSeqLengths in `const int32_t *`: address or host buffer, or null.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hx in `const void *`: address or host buffer, or null.
+ * @param dhy in `const void *`: address or host buffer, or null.
+ * @param dhx in `void *`: address or host buffer, or null.
+ * @param cDesc in `cudnnTensorDescriptor_t`.
+ * @param cx in `const void *`: address or host buffer, or null.
+ * @param dcy in `const void *`: address or host buffer, or null.
+ * @param dcx in `void *`: address or host buffer, or null.
+ * @param weightSpaceSize in `size_t`.
+ * @param weightSpace in `const void *`: address or host buffer, or null.
+ * @param workSpaceSize in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardData_v8', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -37,7 +59,23 @@ export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc:
   if (status !== 0) throw fail('cudnnRNNBackwardData_v8', status);
 }
 let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param addGrad in `cudnnWgradMode_t`.
+ * @param devSeqLengths in `const int32_t *`: address or host buffer, or null.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hx in `const void *`: address or host buffer, or null.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param weightSpaceSize in `size_t`.
+ * @param dweightSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSize in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -59,7 +97,27 @@ export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDe
   if (status !== 0) throw fail('cudnnRNNBackwardWeights_v8', status);
 }
 let cudnnRNNForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param fwdMode in `cudnnForwardMode_t`.
+ * @param devSeqLengths in `const int32_t *`: address or host buffer, or null.
+ * @param xDesc in `cudnnRNNDataDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param yDesc in `cudnnRNNDataDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param hDesc in `cudnnTensorDescriptor_t`.
+ * @param hx in `const void *`: address or host buffer, or null.
+ * @param hy in `void *`: address or host buffer, or null.
+ * @param cDesc in `cudnnTensorDescriptor_t`.
+ * @param cx in `const void *`: address or host buffer, or null.
+ * @param cy in `void *`: address or host buffer, or null.
+ * @param weightSpaceSize in `size_t`.
+ * @param weightSpace in `const void *`: address or host buffer, or null.
+ * @param workSpaceSize in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSize in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -86,7 +144,11 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnn
 }
 let cudnnRNNGetClip_v8$: Scratch | undefined;
 let cudnnRNNGetClip_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Returns `clipMode`, `clipNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param lclip in `double *`: address or host buffer, or null.
+ * @param rclip in `double *`: address or host buffer, or null.
+ * @returns `{ clipMode, clipNanOpt }`: `clipMode`: out `cudnnRNNClipMode_t *`; `clipNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnRNNGetClip_v8$ ??= new Scratch(2));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -100,7 +162,11 @@ export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip
 }
 let cudnnRNNGetClip_v9$: Scratch | undefined;
 let cudnnRNNGetClip_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Returns `clipMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param lclip in `double *`: address or host buffer, or null.
+ * @param rclip in `double *`: address or host buffer, or null.
+ * @returns the value of `clipMode`: out `cudnnRNNClipMode_t *`. */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
   const s = (cudnnRNNGetClip_v9$ ??= new Scratch(1));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -112,7 +178,12 @@ export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip
   return s.i32[0] as T.cudnnRNNClipMode_t;
 }
 let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param clipMode in `cudnnRNNClipMode_t`.
+ * @param clipNanOpt in `cudnnNanPropagation_t`.
+ * @param lclip in `double`.
+ * @param rclip in `double`. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v8', 'clipMode', 'i32', clipMode);
@@ -123,7 +194,11 @@ export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipM
   if (status !== 0) throw fail('cudnnRNNSetClip_v8', status);
 }
 let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param clipMode in `cudnnRNNClipMode_t`.
+ * @param lclip in `double`.
+ * @param rclip in `double`. */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
@@ -133,7 +208,19 @@ export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipM
   if (status !== 0) throw fail('cudnnRNNSetClip_v9', status);
 }
 let cudnnReduceTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
+ * @param indices in `void *`: address or host buffer, or null.
+ * @param indicesSizeInBytes in `size_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param C in `void *`: address or host buffer, or null. */
 export function cudnnReduceTensor(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReduceTensor', 'handle', handle, true) as typeof handle;
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnReduceTensor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;

@@ -9,7 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnSoftmaxBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param algo in `cudnnSoftmaxAlgorithm_t`.
+ * @param mode in `cudnnSoftmaxMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null. */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxBackward', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxBackward', 'algo', 'i32', algo);
@@ -26,7 +37,16 @@ export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cud
   if (status !== 0) throw fail('cudnnSoftmaxBackward', status);
 }
 let cudnnSoftmaxForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param algo in `cudnnSoftmaxAlgorithm_t`.
+ * @param mode in `cudnnSoftmaxMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxForward', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxForward', 'algo', 'i32', algo);
@@ -41,7 +61,11 @@ export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudn
   if (status !== 0) throw fail('cudnnSoftmaxForward', status);
 }
 let cudnnSpatialTfGridGeneratorBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
+ * @param dgrid in `const void *`: address or host buffer, or null.
+ * @param dtheta in `void *`: address or host buffer, or null. */
 export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, dgrid: T.Pointer, dtheta: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorBackward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorBackward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -51,7 +75,11 @@ export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | nu
   if (status !== 0) throw fail('cudnnSpatialTfGridGeneratorBackward', status);
 }
 let cudnnSpatialTfGridGeneratorForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
+ * @param theta in `const void *`: address or host buffer, or null.
+ * @param grid in `void *`: address or host buffer, or null. */
 export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, theta: T.Pointer, grid: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorForward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorForward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -61,7 +89,21 @@ export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | nul
   if (status !== 0) throw fail('cudnnSpatialTfGridGeneratorForward', status);
 }
 let cudnnSpatialTfSamplerBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param alphaDgrid in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param grid in `const void *`: address or host buffer, or null.
+ * @param betaDgrid in `const void *`: address or host buffer, or null.
+ * @param dgrid in `void *`: address or host buffer, or null. */
 export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, alphaDgrid: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, grid: T.Pointer, betaDgrid: T.Pointer, dgrid: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerBackward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerBackward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -81,7 +123,16 @@ export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t | null, st
   if (status !== 0) throw fail('cudnnSpatialTfSamplerBackward', status);
 }
 let cudnnSpatialTfSamplerForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param grid in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, grid: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerForward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerForward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -96,7 +147,15 @@ export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t | null, stD
   if (status !== 0) throw fail('cudnnSpatialTfSamplerForward', status);
 }
 let cudnnTransformFilter$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param transDesc in `const cudnnTensorTransformDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param srcDesc in `const cudnnFilterDescriptor_t`.
+ * @param srcData in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param destDesc in `const cudnnFilterDescriptor_t`.
+ * @param destData in `void *`: address or host buffer, or null. */
 export function cudnnTransformFilter(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.Pointer, srcDesc: T.cudnnFilterDescriptor_t | null, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnFilterDescriptor_t | null, destData: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformFilter', 'handle', handle, true) as typeof handle;
   if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformFilter', 'transDesc', transDesc, true) as typeof transDesc;
@@ -110,7 +169,14 @@ export function cudnnTransformFilter(handle: T.cudnnHandle_t | null, transDesc: 
   if (status !== 0) throw fail('cudnnTransformFilter', status);
 }
 let cudnnTransformTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnTransformTensor(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensor', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnTransformTensor', 'alpha', alpha, true);
@@ -123,7 +189,15 @@ export function cudnnTransformTensor(handle: T.cudnnHandle_t | null, alpha: T.Po
   if (status !== 0) throw fail('cudnnTransformTensor', status);
 }
 let cudnnTransformTensorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param transDesc in `const cudnnTensorTransformDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`.
+ * @param srcData in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param destDesc in `const cudnnTensorDescriptor_t`.
+ * @param destData in `void *`: address or host buffer, or null. */
 export function cudnnTransformTensorEx(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.Pointer, srcDesc: T.cudnnTensorDescriptor_t | null, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnTensorDescriptor_t | null, destData: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensorEx', 'handle', handle, true) as typeof handle;
   if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformTensorEx', 'transDesc', transDesc, true) as typeof transDesc;

@@ -9,7 +9,23 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnDgesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `double *`: address or host buffer, or null.
+ * @param U in `double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param VT in `double *`: address or host buffer, or null.
+ * @param ldvt in `int`.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param rwork in `double *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnDgesvd', 'jobu', 'i8', jobu);
@@ -32,7 +48,11 @@ export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnDgesvd_bufferSize$: Scratch | undefined;
 let cusolverDnDgesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnDgesvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -44,7 +64,28 @@ export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDgesvdaStridedBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `double *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param d_work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param h_R_nrmF in `double *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -72,7 +113,25 @@ export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnDgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnDgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `const double *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `const double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `const double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnDgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -98,7 +157,23 @@ export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   return s.i32[0];
 }
 let cusolverDnDgesvdj$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `double *`: address or host buffer, or null.
+ * @param U in `double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `gesvdjInfo_t`. */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdj', 'jobz', 'i32', jobz);
@@ -120,7 +195,23 @@ export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (status !== 0) throw fail('cusolverDnDgesvdj', status);
 }
 let cusolverDnDgesvdjBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `double *`: address or host buffer, or null.
+ * @param U in `double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `gesvdjInfo_t`.
+ * @param batchSize in `int`. */
 export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdjBatched', 'jobz', 'i32', jobz);
@@ -143,7 +234,21 @@ export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
 }
 let cusolverDnDgesvdjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnDgesvdjBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `const double *`: address or host buffer, or null.
+ * @param U in `const double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `const double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param params in `gesvdjInfo_t`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnDgesvdjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -166,7 +271,21 @@ export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
 }
 let cusolverDnDgesvdj_bufferSize$: Scratch | undefined;
 let cusolverDnDgesvdj_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param econ in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `const double *`: address or host buffer, or null.
+ * @param U in `const double *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param V in `const double *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param params in `gesvdjInfo_t`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
   const s = (cusolverDnDgesvdj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj_bufferSize', 'handle', handle, true) as typeof handle;

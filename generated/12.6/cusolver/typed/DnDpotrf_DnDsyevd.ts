@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnDpotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Workspace in `double *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrf', 'uplo', 'i32', uplo);
@@ -23,7 +31,14 @@ export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnDpotrf', status);
 }
 let cusolverDnDpotrfBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param Aarray in `double **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param infoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrfBatched', 'uplo', 'i32', uplo);
@@ -37,7 +52,13 @@ export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnDpotrf_bufferSize$: Scratch | undefined;
 let cusolverDnDpotrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnDpotrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -51,7 +72,15 @@ export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDpotri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnDpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotri', 'uplo', 'i32', uplo);
@@ -66,7 +95,13 @@ export function cusolverDnDpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnDpotri_bufferSize$: Scratch | undefined;
 let cusolverDnDpotri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnDpotri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -80,7 +115,16 @@ export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnDpotrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrs', 'uplo', 'i32', uplo);
@@ -95,7 +139,17 @@ export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnDpotrs', status);
 }
 let cusolverDnDpotrsBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `double **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `double **`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrsBatched', 'uplo', 'i32', uplo);
@@ -111,7 +165,17 @@ export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (status !== 0) throw fail('cusolverDnDpotrsBatched', status);
 }
 let cusolverDnDsyevd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `double *`: address or host buffer, or null.
+ * @param work in `double *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevd', 'jobz', 'i32', jobz);
@@ -128,7 +192,15 @@ export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 }
 let cusolverDnDsyevd_bufferSize$: Scratch | undefined;
 let cusolverDnDsyevd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `const double *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
   const s = (cusolverDnDsyevd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevd_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,20 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnGetrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param ipiv in `int64_t *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf', 'params', params, true) as typeof params;
@@ -28,7 +41,17 @@ export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnGetrf_bufferSize$: Scratch | undefined;
 let cusolverDnGetrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): number {
   const s = (cusolverDnGetrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -45,7 +68,21 @@ export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   return s.size(0);
 }
 let cusolverDnGetrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param nrhs in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param ipiv in `const int64_t *`: address or host buffer, or null.
+ * @param dataTypeB in `cudaDataType`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrs', 'params', params, true) as typeof params;
@@ -65,7 +102,8 @@ export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnIRSInfosCreate$: Scratch | undefined;
 let cusolverDnIRSInfosCreate$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.6 Returns `infos_ptr`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `infos_ptr`: out `cusolverDnIRSInfos_t *`. */
 export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
   const s = (cusolverDnIRSInfosCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -74,23 +112,31 @@ export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
   return s.address(0) as T.cusolverDnIRSInfos_t;
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosDestroy$c ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosDestroy', status);
 }
+let cusolverDnIRSInfosGetMaxIters$: Scratch | undefined;
 let cusolverDnIRSInfosGetMaxIters$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null, maxiters: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @returns the value of `maxiters`: out `cusolver_int_t *`. */
+export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
+  const s = (cusolverDnIRSInfosGetMaxIters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
-  pointerArg('cusolverDnIRSInfosGetMaxIters', 'maxiters', maxiters, true);
-  const status = (cusolverDnIRSInfosGetMaxIters$c ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, maxiters);
+  s.u64[0] = 0n;
+  const status = (cusolverDnIRSInfosGetMaxIters$c ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s.slot(0));
   if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
+  return s.i32[0];
 }
 let cusolverDnIRSInfosGetNiters$: Scratch | undefined;
 let cusolverDnIRSInfosGetNiters$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.6 Returns `niters`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetNiters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
@@ -99,17 +145,24 @@ export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null
   if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
   return s.i32[0];
 }
+let cusolverDnIRSInfosGetOuterNiters$: Scratch | undefined;
 let cusolverDnIRSInfosGetOuterNiters$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null, outer_niters: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @returns the value of `outer_niters`: out `cusolver_int_t *`. */
+export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
+  const s = (cusolverDnIRSInfosGetOuterNiters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
-  pointerArg('cusolverDnIRSInfosGetOuterNiters', 'outer_niters', outer_niters, true);
-  const status = (cusolverDnIRSInfosGetOuterNiters$c ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, outer_niters);
+  s.u64[0] = 0n;
+  const status = (cusolverDnIRSInfosGetOuterNiters$c ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s.slot(0));
   if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
+  return s.i32[0];
 }
 let cusolverDnIRSInfosGetResidualHistory$: Scratch | undefined;
 let cusolverDnIRSInfosGetResidualHistory$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.6 Returns `residual_history`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @returns the value of `residual_history`: out `void **`. */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetResidualHistory$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
@@ -119,7 +172,8 @@ export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos
   return s.address(0);
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosRequestResidual$c ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
@@ -127,7 +181,8 @@ export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t 
 }
 let cusolverDnIRSParamsCreate$: Scratch | undefined;
 let cusolverDnIRSParamsCreate$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.6 Returns `params_ptr`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `params_ptr`: out `cusolverDnIRSParams_t *`. */
 export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
   const s = (cusolverDnIRSParamsCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -136,36 +191,46 @@ export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
   return s.address(0) as T.cusolverDnIRSParams_t;
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDestroy$c ??= binder.native('cusolverDnIRSParamsDestroy'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDestroy', status);
 }
 let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDisableFallback$c ??= binder.native('cusolverDnIRSParamsDisableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDisableFallback', status);
 }
 let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsEnableFallback$c ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsEnableFallback', status);
 }
+let cusolverDnIRSParamsGetMaxIters$: Scratch | undefined;
 let cusolverDnIRSParamsGetMaxIters$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @returns the value of `maxiters`: out `cusolver_int_t *`. */
+export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
+  const s = (cusolverDnIRSParamsGetMaxIters$ ??= new Scratch(1));
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
-  pointerArg('cusolverDnIRSParamsGetMaxIters', 'maxiters', maxiters, true);
-  const status = (cusolverDnIRSParamsGetMaxIters$c ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, maxiters);
+  s.u64[0] = 0n;
+  const status = (cusolverDnIRSParamsGetMaxIters$c ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s.slot(0));
   if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
+  return s.i32[0];
 }
 let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param maxiters in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
   if (typeof maxiters !== 'number' || (maxiters | 0) !== maxiters) throw intError('cusolverDnIRSParamsSetMaxIters', 'maxiters', 'i32', maxiters);
@@ -173,7 +238,9 @@ export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t |
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxIters', status);
 }
 let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param maxiters_inner in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
   if (typeof maxiters_inner !== 'number' || (maxiters_inner | 0) !== maxiters_inner) throw intError('cusolverDnIRSParamsSetMaxItersInner', 'maxiters_inner', 'i32', maxiters_inner);
@@ -181,7 +248,9 @@ export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParam
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxItersInner', status);
 }
 let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param refinement_solver in `cusolverIRSRefinement_t`. */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
   if (typeof refinement_solver !== 'number' || (refinement_solver | 0) !== refinement_solver) throw intError('cusolverDnIRSParamsSetRefinementSolver', 'refinement_solver', 'i32', refinement_solver);
@@ -189,7 +258,9 @@ export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSPa
   if (status !== 0) throw fail('cusolverDnIRSParamsSetRefinementSolver', status);
 }
 let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverLowestPrecision', 'solver_lowest_precision', 'i32', solver_lowest_precision);
@@ -197,7 +268,9 @@ export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDn
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverLowestPrecision', status);
 }
 let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param solver_main_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverMainPrecision', 'solver_main_precision', 'i32', solver_main_precision);
@@ -205,7 +278,10 @@ export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIR
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverMainPrecision', status);
 }
 let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param solver_main_precision in `cusolverPrecType_t`.
+ * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_main_precision', 'i32', solver_main_precision);
@@ -214,7 +290,9 @@ export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSPa
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverPrecisions', status);
 }
 let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param val in `double`. */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTol', 'val', 'a number', val);
@@ -222,7 +300,9 @@ export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTol', status);
 }
 let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param val in `double`. */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTolInner', 'val', 'a number', val);
@@ -231,7 +311,23 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t |
 }
 let cusolverDnIRSXgels$: Scratch | undefined;
 let cusolverDnIRSXgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `niters`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param gels_irs_params in `cusolverDnIRSParams_t`.
+ * @param gels_irs_infos in `cusolverDnIRSInfos_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `void *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `void *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `void *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t | null, gels_irs_params: T.cusolverDnIRSParams_t | null, gels_irs_infos: T.cusolverDnIRSInfos_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnIRSXgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
@@ -256,7 +352,13 @@ export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t | null, gels_irs
 }
 let cusolverDnIRSXgels_bufferSize$: Scratch | undefined;
 let cusolverDnIRSXgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
   const s = (cusolverDnIRSXgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -271,7 +373,22 @@ export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | nul
 }
 let cusolverDnIRSXgesv$: Scratch | undefined;
 let cusolverDnIRSXgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `niters`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param gesv_irs_params in `cusolverDnIRSParams_t`.
+ * @param gesv_irs_infos in `cusolverDnIRSInfos_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `void *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `void *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `void *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t | null, gesv_irs_params: T.cusolverDnIRSParams_t | null, gesv_irs_infos: T.cusolverDnIRSInfos_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnIRSXgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
@@ -295,7 +412,12 @@ export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t | null, gesv_irs
 }
 let cusolverDnIRSXgesv_bufferSize$: Scratch | undefined;
 let cusolverDnIRSXgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnIRSParams_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {
   const s = (cusolverDnIRSXgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;

@@ -15,42 +15,59 @@ export function cusolverDnLoggerForceDisable(): void {
   if (status !== 0) throw fail('cusolverDnLoggerForceDisable', status);
 }
 let cusolverDnLoggerOpenFile$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param logFile in string (`const char *`). */
 export function cusolverDnLoggerOpenFile(logFile: string): void {
   if (typeof logFile !== 'string') throw argError('cusolverDnLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cusolverDnLoggerOpenFile$c ??= binder.native('cusolverDnLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cusolverDnLoggerOpenFile', status);
 }
 let cusolverDnLoggerSetCallback$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `cusolverDnLoggerCallback_t`; null allowed. */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cusolverDnLoggerSetCallback', 'callback', callback, true);
   const status = (cusolverDnLoggerSetCallback$c ??= binder.native('cusolverDnLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cusolverDnLoggerSetCallback', status);
 }
 let cusolverDnLoggerSetFile$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param file in `FILE *`: address or host buffer, or null. */
 export function cusolverDnLoggerSetFile(file: T.Pointer): void {
   pointerArg('cusolverDnLoggerSetFile', 'file', file, true);
   const status = (cusolverDnLoggerSetFile$c ??= binder.native('cusolverDnLoggerSetFile'))(file);
   if (status !== 0) throw fail('cusolverDnLoggerSetFile', status);
 }
 let cusolverDnLoggerSetLevel$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`. */
 export function cusolverDnLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusolverDnLoggerSetLevel', 'level', 'i32', level);
   const status = (cusolverDnLoggerSetLevel$c ??= binder.native('cusolverDnLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cusolverDnLoggerSetLevel', status);
 }
 let cusolverDnLoggerSetMask$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `int`. */
 export function cusolverDnLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusolverDnLoggerSetMask', 'mask', 'i32', mask);
   const status = (cusolverDnLoggerSetMask$c ??= binder.native('cusolverDnLoggerSetMask'))(mask);
   if (status !== 0) throw fail('cusolverDnLoggerSetMask', status);
 }
 let cusolverDnPotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrf', 'params', params, true) as typeof params;
@@ -68,7 +85,17 @@ export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnPotrf_bufferSize$: Scratch | undefined;
 let cusolverDnPotrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): number {
   const s = (cusolverDnPotrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrf_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,22 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnSyevd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevd', 'params', params, true) as typeof params;
@@ -30,7 +45,20 @@ export function cusolverDnSyevd(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnSyevd_bufferSize$: Scratch | undefined;
 let cusolverDnSyevd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): number {
   const s = (cusolverDnSyevd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -50,7 +78,28 @@ export function cusolverDnSyevd_bufferSize(handle: T.cusolverDnHandle_t | null, 
   return s.size(0);
 }
 let cusolverDnSyevdx$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param vl in `void *`: address or host buffer, or null.
+ * @param vu in `void *`: address or host buffer, or null.
+ * @param il in `int64_t`.
+ * @param iu in `int64_t`.
+ * @param meig64 in `int64_t *`: address or host buffer, or null.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @param workspaceInBytes in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
@@ -77,7 +126,26 @@ export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnSyevdx_bufferSize$: Scratch | undefined;
 let cusolverDnSyevdx_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param vl in `void *`: address or host buffer, or null.
+ * @param vu in `void *`: address or host buffer, or null.
+ * @param il in `int64_t`.
+ * @param iu in `int64_t`.
+ * @param h_meig in `int64_t *`: address or host buffer, or null.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): number {
   const s = (cusolverDnSyevdx_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -103,7 +171,30 @@ export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.size(0);
 }
 let cusolverDnXgeev$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobvl in `cusolverEigMode_t`.
+ * @param jobvr in `cusolverEigMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param dataTypeVL in `cudaDataType`.
+ * @param VL in `void *`: address or host buffer, or null.
+ * @param ldvl in `int64_t`.
+ * @param dataTypeVR in `cudaDataType`.
+ * @param VR in `void *`: address or host buffer, or null.
+ * @param ldvr in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev', 'params', params, true) as typeof params;
@@ -132,7 +223,26 @@ export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnXgeev_bufferSize$: Scratch | undefined;
 let cusolverDnXgeev_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobvl in `cusolverEigMode_t`.
+ * @param jobvr in `cusolverEigMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param dataTypeVL in `cudaDataType`.
+ * @param VL in `const void *`: address or host buffer, or null.
+ * @param ldvl in `int64_t`.
+ * @param dataTypeVR in `cudaDataType`.
+ * @param VR in `const void *`: address or host buffer, or null.
+ * @param ldvr in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgeev_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
@@ -159,7 +269,22 @@ export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, 
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf', 'params', params, true) as typeof params;
@@ -181,7 +306,18 @@ export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnXgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgeqrf_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnXpotrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param nrhs in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeB in `cudaDataType`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrs', 'params', params, true) as typeof params;
@@ -27,7 +39,25 @@ export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.
   if (status !== 0) throw fail('cusolverDnXpotrs', status);
 }
 let cusolverDnXsyevBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int64_t`.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer, batchSize: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevBatched', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevBatched', 'params', params, true) as typeof params;
@@ -51,7 +81,21 @@ export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t | null, para
 }
 let cusolverDnXsyevBatched_bufferSize$: Scratch | undefined;
 let cusolverDnXsyevBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param batchSize in `int64_t`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, batchSize: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXsyevBatched_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -73,7 +117,23 @@ export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t |
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXsyevd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd', 'params', params, true) as typeof params;
@@ -96,7 +156,19 @@ export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXsyevd_bufferSize$: Scratch | undefined;
 let cusolverDnXsyevd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXsyevd_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -117,7 +189,29 @@ export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXsyevdx$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param vl in `void *`: address or host buffer, or null.
+ * @param vu in `void *`: address or host buffer, or null.
+ * @param il in `int64_t`.
+ * @param iu in `int64_t`.
+ * @param meig64 in `int64_t *`: address or host buffer, or null.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
@@ -146,7 +240,25 @@ export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T
 }
 let cusolverDnXsyevdx_bufferSize$: Scratch | undefined;
 let cusolverDnXsyevdx_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param vl in `void *`: address or host buffer, or null.
+ * @param vu in `void *`: address or host buffer, or null.
+ * @param il in `int64_t`.
+ * @param iu in `int64_t`.
+ * @param h_meig in `int64_t *`: address or host buffer, or null.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXsyevdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -172,26 +284,40 @@ export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
+let cusolverDnXsyevjGetResidual$: Scratch | undefined;
 let cusolverDnXsyevjGetResidual$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null, residual: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param info in `syevjInfo_t`.
+ * @returns the value of `residual`: out `double *`. */
+export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
+  const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
-  pointerArg('cusolverDnXsyevjGetResidual', 'residual', residual, true);
-  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, residual);
+  s.u64[0] = 0n;
+  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.slot(0));
   if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
+  return s.f64[0];
 }
+let cusolverDnXsyevjGetSweeps$: Scratch | undefined;
 let cusolverDnXsyevjGetSweeps$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null, executed_sweeps: T.Pointer): void {
+/** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param info in `syevjInfo_t`.
+ * @returns the value of `executed_sweeps`: out `int *`. */
+export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
+  const s = (cusolverDnXsyevjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
-  pointerArg('cusolverDnXsyevjGetSweeps', 'executed_sweeps', executed_sweeps, true);
-  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, executed_sweeps);
+  s.u64[0] = 0n;
+  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.slot(0));
   if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
+  return s.i32[0];
 }
 let cusolverDnXsyevjSetMaxSweeps$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `syevjInfo_t`.
+ * @param max_sweeps in `int`. */
 export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t | null, max_sweeps: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetMaxSweeps', 'info', info, true) as typeof info;
   if (typeof max_sweeps !== 'number' || (max_sweeps | 0) !== max_sweeps) throw intError('cusolverDnXsyevjSetMaxSweeps', 'max_sweeps', 'i32', max_sweeps);
@@ -199,7 +325,9 @@ export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t | null, max_swe
   if (status !== 0) throw fail('cusolverDnXsyevjSetMaxSweeps', status);
 }
 let cusolverDnXsyevjSetSortEig$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `syevjInfo_t`.
+ * @param sort_eig in `int`. */
 export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t | null, sort_eig: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetSortEig', 'info', info, true) as typeof info;
   if (typeof sort_eig !== 'number' || (sort_eig | 0) !== sort_eig) throw intError('cusolverDnXsyevjSetSortEig', 'sort_eig', 'i32', sort_eig);
@@ -207,7 +335,9 @@ export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t | null, sort_eig:
   if (status !== 0) throw fail('cusolverDnXsyevjSetSortEig', status);
 }
 let cusolverDnXsyevjSetTolerance$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param info in `syevjInfo_t`.
+ * @param tolerance in `double`. */
 export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t | null, tolerance: number): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetTolerance', 'info', info, true) as typeof info;
   if (typeof tolerance !== 'number') throw argError('cusolverDnXsyevjSetTolerance', 'tolerance', 'a number', tolerance);

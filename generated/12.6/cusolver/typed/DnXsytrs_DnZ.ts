@@ -9,7 +9,23 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnXsytrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param nrhs in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param ipiv in `const int64_t *`: address or host buffer, or null.
+ * @param dataTypeB in `cudaDataType`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs', 'uplo', 'i32', uplo);
@@ -32,7 +48,19 @@ export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnXsytrs_bufferSize$: Scratch | undefined;
 let cusolverDnXsytrs_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param nrhs in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param ipiv in `const int64_t *`: address or host buffer, or null.
+ * @param dataTypeB in `cudaDataType`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXsytrs_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs_bufferSize', 'handle', handle, true) as typeof handle;
@@ -53,7 +81,19 @@ export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null,
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXtrtri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri', 'uplo', 'i32', uplo);
@@ -72,7 +112,15 @@ export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnXtrtri_bufferSize$: Scratch | undefined;
 let cusolverDnXtrtri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXtrtri_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -90,7 +138,21 @@ export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZCgels$: Scratch | undefined;
 let cusolverDnZCgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZCgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels', 'handle', handle, true) as typeof handle;
@@ -113,7 +175,19 @@ export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZCgels_bufferSize$: Scratch | undefined;
 let cusolverDnZCgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZCgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -134,7 +208,21 @@ export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZCgesv$: Scratch | undefined;
 let cusolverDnZCgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZCgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv', 'handle', handle, true) as typeof handle;
@@ -157,7 +245,19 @@ export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnZCgesv_bufferSize$: Scratch | undefined;
 let cusolverDnZCgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZCgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -178,7 +278,21 @@ export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZEgels$: Scratch | undefined;
 let cusolverDnZEgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZEgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels', 'handle', handle, true) as typeof handle;
@@ -201,7 +315,19 @@ export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZEgels_bufferSize$: Scratch | undefined;
 let cusolverDnZEgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZEgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -222,7 +348,21 @@ export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZEgesv$: Scratch | undefined;
 let cusolverDnZEgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZEgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv', 'handle', handle, true) as typeof handle;
@@ -245,7 +385,19 @@ export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnZEgesv_bufferSize$: Scratch | undefined;
 let cusolverDnZEgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZEgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -266,7 +418,21 @@ export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZKgels$: Scratch | undefined;
 let cusolverDnZKgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZKgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels', 'handle', handle, true) as typeof handle;
@@ -289,7 +455,19 @@ export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZKgels_bufferSize$: Scratch | undefined;
 let cusolverDnZKgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZKgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -310,7 +488,21 @@ export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZKgesv$: Scratch | undefined;
 let cusolverDnZKgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZKgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv', 'handle', handle, true) as typeof handle;
@@ -333,7 +525,19 @@ export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnZKgesv_bufferSize$: Scratch | undefined;
 let cusolverDnZKgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZKgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -354,7 +558,21 @@ export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZYgels$: Scratch | undefined;
 let cusolverDnZYgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZYgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels', 'handle', handle, true) as typeof handle;
@@ -377,7 +595,19 @@ export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZYgels_bufferSize$: Scratch | undefined;
 let cusolverDnZYgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZYgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -398,7 +628,21 @@ export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZYgesv$: Scratch | undefined;
 let cusolverDnZYgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZYgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv', 'handle', handle, true) as typeof handle;
@@ -421,7 +665,19 @@ export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnZYgesv_bufferSize$: Scratch | undefined;
 let cusolverDnZYgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZYgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -442,7 +698,21 @@ export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZZgels$: Scratch | undefined;
 let cusolverDnZZgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZZgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels', 'handle', handle, true) as typeof handle;
@@ -465,7 +735,19 @@ export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZZgels_bufferSize$: Scratch | undefined;
 let cusolverDnZZgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZZgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -486,7 +768,21 @@ export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZZgesv$: Scratch | undefined;
 let cusolverDnZZgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnZZgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv', 'handle', handle, true) as typeof handle;
@@ -509,7 +805,19 @@ export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnZZgesv_bufferSize$: Scratch | undefined;
 let cusolverDnZZgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZZgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;

@@ -10,7 +10,18 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpCcsrqrBufferInfoBatched$: Scratch | undefined;
 let cusolverSpCcsrqrBufferInfoBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param batchSize in `int`.
+ * @param info in `csrqrInfo_t`.
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
 export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   const s = (cusolverSpCcsrqrBufferInfoBatched$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
@@ -30,7 +41,20 @@ export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
 let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchSize in `int`.
+ * @param info in `csrqrInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrsvBatched', 'm', 'i32', m);
@@ -50,7 +74,16 @@ export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpCcsrzfdHost$: Scratch | undefined;
 let cusolverSpCcsrzfdHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 Returns `numnz`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @returns the value of `numnz`: out `int *`. */
 export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
   const s = (cusolverSpCcsrzfdHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
@@ -68,7 +101,8 @@ export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
 }
 let cusolverSpCreate$: Scratch | undefined;
 let cusolverSpCreate$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.6 Returns `handle`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cusolverSpHandle_t *`. */
 export function cusolverSpCreate(): T.cusolverSpHandle_t {
   const s = (cusolverSpCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -78,7 +112,8 @@ export function cusolverSpCreate(): T.cusolverSpHandle_t {
 }
 let cusolverSpCreateCsrqrInfo$: Scratch | undefined;
 let cusolverSpCreateCsrqrInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.6 Returns `info`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `csrqrInfo_t *`. */
 export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
   const s = (cusolverSpCreateCsrqrInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -87,7 +122,17 @@ export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
   return s.address(0) as T.csrqrInfo_t;
 }
 let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const double *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param left_bottom_corner in `double2` by value.
+ * @param right_upper_corner in `double2` by value.
+ * @param num_eigs in `int *`: address or host buffer, or null. */
 export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigsHost', 'm', 'i32', m);
@@ -103,7 +148,20 @@ export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
   if (status !== 0) throw fail('cusolverSpDcsreigsHost', status);
 }
 let cusolverSpDcsreigvsi$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const double *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `double`.
+ * @param x0 in `const double *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param eps in `double`.
+ * @param mu in `double *`: address or host buffer, or null.
+ * @param x in `double *`: address or host buffer, or null. */
 export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsi', 'm', 'i32', m);
@@ -122,7 +180,20 @@ export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
   if (status !== 0) throw fail('cusolverSpDcsreigvsi', status);
 }
 let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const double *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `double`.
+ * @param x0 in `const double *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param tol in `double`.
+ * @param mu in `double *`: address or host buffer, or null.
+ * @param x in `double *`: address or host buffer, or null. */
 export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsiHost', 'm', 'i32', m);

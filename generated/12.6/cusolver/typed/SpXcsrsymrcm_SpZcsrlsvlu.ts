@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverSpXcsrsymrcmHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param p in `int *`: address or host buffer, or null. */
 export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymrcmHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymrcmHost', 'n', 'i32', n_);
@@ -22,7 +29,17 @@ export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_
   if (status !== 0) throw fail('cusolverSpXcsrsymrcmHost', status);
 }
 let cusolverSpZcsreigsHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param left_bottom_corner in `double2` by value.
+ * @param right_upper_corner in `double2` by value.
+ * @param num_eigs in `int *`: address or host buffer, or null. */
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigsHost', 'm', 'i32', m);
@@ -38,7 +55,20 @@ export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: n
   if (status !== 0) throw fail('cusolverSpZcsreigsHost', status);
 }
 let cusolverSpZcsreigvsi$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `double2` by value.
+ * @param x0 in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param eps in `double`.
+ * @param mu in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsi', 'm', 'i32', m);
@@ -57,7 +87,20 @@ export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
   if (status !== 0) throw fail('cusolverSpZcsreigvsi', status);
 }
 let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param mu0 in `double2` by value.
+ * @param x0 in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param maxite in `int`.
+ * @param tol in `double`.
+ * @param mu in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsiHost', 'm', 'i32', m);
@@ -77,7 +120,21 @@ export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpZcsrlsqvqrHost$: Scratch | undefined;
 let cusolverSpZcsrlsqvqrHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6 Returns `rankA`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param tol in `double`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param p in `int *`: address or host buffer, or null.
+ * @param min_norm in `double *`: address or host buffer, or null.
+ * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
   const s = (cusolverSpZcsrlsqvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
@@ -100,7 +157,19 @@ export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
 }
 let cusolverSpZcsrlsvchol$: Scratch | undefined;
 let cusolverSpZcsrlsvchol$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param tol in `double`.
+ * @param reorder in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvchol$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
@@ -121,7 +190,19 @@ export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
 }
 let cusolverSpZcsrlsvcholHost$: Scratch | undefined;
 let cusolverSpZcsrlsvcholHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param tol in `double`.
+ * @param reorder in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvcholHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
@@ -142,7 +223,19 @@ export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpZcsrlsvluHost$: Scratch | undefined;
 let cusolverSpZcsrlsvluHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param tol in `double`.
+ * @param reorder in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvluHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseCgemvi$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const cuComplex *`: address or host buffer, or null.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnz in `int`.
+ * @param xVal in `const cuComplex *`: address or host buffer, or null.
+ * @param xInd in `const int *`: address or host buffer, or null.
+ * @param beta in `const cuComplex *`: address or host buffer, or null.
+ * @param y in `cuComplex *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi', 'transA', 'i32', transA);
@@ -30,7 +44,13 @@ export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
 }
 let cusparseCgemvi_bufferSize$: Scratch | undefined;
 let cusparseCgemvi_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   const s = (cusparseCgemvi_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
@@ -44,7 +64,18 @@ export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   return s.i32[0];
 }
 let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `cuComplex *`: address or host buffer, or null.
+ * @param dl in `cuComplex *`: address or host buffer, or null.
+ * @param d in `cuComplex *`: address or host buffer, or null.
+ * @param du in `cuComplex *`: address or host buffer, or null.
+ * @param dw in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -62,7 +93,18 @@ export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param ds in `const cuComplex *`: address or host buffer, or null.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param dw in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -81,7 +123,16 @@ export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseCgtsv2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2', 'm', 'i32', m);
@@ -96,7 +147,16 @@ export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (status !== 0) throw fail('cusparseCgtsv2', status);
 }
 let cusparseCgtsv2StridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch', 'm', 'i32', m);
@@ -112,7 +172,16 @@ export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseCgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param batchStride in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -130,7 +199,16 @@ export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
 }
 let cusparseCgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseCgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -147,7 +225,16 @@ export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   return s.size(0);
 }
 let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot', 'm', 'i32', m);
@@ -163,7 +250,16 @@ export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
 }
 let cusparseCgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param B in `const cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -180,7 +276,16 @@ export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   return s.size(0);
 }
 let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `cuComplex *`: address or host buffer, or null.
+ * @param d in `cuComplex *`: address or host buffer, or null.
+ * @param du in `cuComplex *`: address or host buffer, or null.
+ * @param x in `cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -196,7 +301,16 @@ export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 }
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param algo in `int`.
+ * @param m in `int`.
+ * @param dl in `const cuComplex *`: address or host buffer, or null.
+ * @param d in `const cuComplex *`: address or host buffer, or null.
+ * @param du in `const cuComplex *`: address or host buffer, or null.
+ * @param x in `const cuComplex *`: address or host buffer, or null.
+ * @param batchCount in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,26 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDbsrxmv$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param sizeOfMask in `int`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedMaskPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedEndPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrxmv', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrxmv', 'dirA', 'i32', dirA);
@@ -33,7 +52,21 @@ export function cusparseDbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cuspa
   if (status !== 0) throw fail('cusparseDbsrxmv', status);
 }
 let cusparseDcsr2bsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedValC in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param bsrSortedColIndC in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2bsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDcsr2bsr', 'dirA', 'i32', dirA);
@@ -52,7 +85,21 @@ export function cusparseDcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (status !== 0) throw fail('cusparseDcsr2bsr', status);
 }
 let cusparseDcsr2csr_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzA in `int`.
+ * @param nnzPerRow in `const int *`: address or host buffer, or null.
+ * @param csrSortedValC in `double *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param tol in `double`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2csr_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsr2csr_compress', 'm', 'i32', m);
@@ -71,7 +118,18 @@ export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t | null, m: 
   if (status !== 0) throw fail('cusparseDcsr2csr_compress', status);
 }
 let cusparseDcsr2csru$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `double *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `int *`: address or host buffer, or null.
+ * @param info in `csru2csrInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsr2csru(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2csru', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsr2csru', 'm', 'i32', m);
@@ -87,7 +145,22 @@ export function cusparseDcsr2csru(handle: T.cusparseHandle_t | null, m: number, 
   if (status !== 0) throw fail('cusparseDcsr2csru', status);
 }
 let cusparseDcsr2gebsr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedValC in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param bsrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDcsr2gebsr', 'dirA', 'i32', dirA);
@@ -109,7 +182,18 @@ export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
 }
 let cusparseDcsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseDcsr2gebsr_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDcsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -129,7 +213,18 @@ export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null,
 }
 let cusparseDcsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseDcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -148,7 +243,20 @@ export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | nu
   return s.size(0);
 }
 let cusparseDcsrcolor$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param fractionToColor in `const double *`: address or host buffer, or null.
+ * @param ncolors in `int *`: address or host buffer, or null.
+ * @param coloring in `int *`: address or host buffer, or null.
+ * @param reordering in `int *`: address or host buffer, or null.
+ * @param info in `const cusparseColorInfo_t`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrcolor', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrcolor', 'm', 'i32', m);

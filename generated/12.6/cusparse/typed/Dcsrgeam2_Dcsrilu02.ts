@@ -9,7 +9,27 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDcsrgeam2$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param nnzA in `int`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param descrB in `const cusparseMatDescr_t`.
+ * @param nnzB in `int`.
+ * @param csrSortedValB in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrB in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndB in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseDcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgeam2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrgeam2', 'm', 'i32', m);
@@ -36,7 +56,27 @@ export function cusparseDcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseDcsrgeam2_bufferSizeExt$: Scratch | undefined;
 let cusparseDcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param nnzA in `int`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param descrB in `const cusparseMatDescr_t`.
+ * @param nnzB in `int`.
+ * @param csrSortedValB in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrB in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndB in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
   const s = (cusparseDcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -64,7 +104,18 @@ export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | nul
   return s.size(0);
 }
 let cusparseDcsric02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA_valM in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02', 'm', 'i32', m);
@@ -80,7 +131,18 @@ export function cusparseDcsric02(handle: T.cusparseHandle_t | null, m: number, n
   if (status !== 0) throw fail('cusparseDcsric02', status);
 }
 let cusparseDcsric02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csric02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_analysis', 'm', 'i32', m);
@@ -97,7 +159,17 @@ export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t | null, m: 
 }
 let cusparseDcsric02_bufferSize$: Scratch | undefined;
 let cusparseDcsric02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csric02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null): number {
   const s = (cusparseDcsric02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -115,7 +187,17 @@ export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m
 }
 let cusparseDcsric02_bufferSizeExt$: Scratch | undefined;
 let cusparseDcsric02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedVal in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param info in `csric02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t | null): number {
   const s = (cusparseDcsric02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -132,7 +214,18 @@ export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   return s.size(0);
 }
 let cusparseDcsrilu02$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA_valM in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csrilu02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02', 'm', 'i32', m);
@@ -148,7 +241,18 @@ export function cusparseDcsrilu02(handle: T.cusparseHandle_t | null, m: number, 
   if (status !== 0) throw fail('cusparseDcsrilu02', status);
 }
 let cusparseDcsrilu02_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csrilu02Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_analysis', 'm', 'i32', m);
@@ -165,7 +269,17 @@ export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t | null, m:
 }
 let cusparseDcsrilu02_bufferSize$: Scratch | undefined;
 let cusparseDcsrilu02_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param info in `csrilu02Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null): number {
   const s = (cusparseDcsrilu02_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
@@ -183,7 +297,17 @@ export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
 }
 let cusparseDcsrilu02_bufferSizeExt$: Scratch | undefined;
 let cusparseDcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedVal in `double *`: address or host buffer, or null.
+ * @param csrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param info in `csrilu02Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t | null): number {
   const s = (cusparseDcsrilu02_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -200,7 +324,13 @@ export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   return s.size(0);
 }
 let cusparseDcsrilu02_numericBoost$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `csrilu02Info_t`.
+ * @param enable_boost in `int`.
+ * @param tol in `double *`: address or host buffer, or null.
+ * @param boost_val in `double *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_numericBoost', 'info', info, true) as typeof info;

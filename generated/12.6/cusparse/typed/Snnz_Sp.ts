@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseSnnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnzPerRowCol in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null. */
 export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSnnz', 'dirA', 'i32', dirA);
@@ -24,7 +33,16 @@ export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
   if (status !== 0) throw fail('cusparseSnnz', status);
 }
 let cusparseSnnz_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param descr in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzPerRow in `int *`: address or host buffer, or null.
+ * @param nnzC in `int *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz_compress', 'm', 'i32', m);
@@ -39,8 +57,22 @@ export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: numb
 }
 let cusparseSpGEMM_compute$: Scratch | undefined;
 let cusparseSpGEMM_compute$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 12.6 Returns `bufferSize2`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, externalBuffer2: T.Pointer): number {
+/** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param bufferSize2 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer2 in `void *`: address or host buffer, or null.
+ * @returns the value of `bufferSize2`: in/out `size_t *`: this value in, the call's value returned. */
+export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.Pointer): number {
   const s = (cusparseSpGEMM_compute$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_compute', 'opA', 'i32', opA);
@@ -53,14 +85,26 @@ export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_compute', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_compute', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
+  if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
+  s.u64[0] = BigInt(bufferSize2 as number | bigint);
   pointerArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
   const status = (cusparseSpGEMM_compute$c ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.slot(0), externalBuffer2);
   if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
   return s.size(0);
 }
 let cusparseSpGEMM_copy$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`. */
 export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_copy', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_copy', 'opA', 'i32', opA);
@@ -78,7 +122,8 @@ export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t | null, opA: T.cu
 }
 let cusparseSpGEMM_createDescr$: Scratch | undefined;
 let cusparseSpGEMM_createDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 12.6 Returns `descr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `descr`: out `cusparseSpGEMMDescr_t *`. */
 export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
   const s = (cusparseSpGEMM_createDescr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -87,7 +132,8 @@ export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
   return s.address(0) as T.cusparseSpGEMMDescr_t;
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descr in `cusparseSpGEMMDescr_t`. */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpGEMM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpGEMM_destroyDescr$c ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
@@ -95,8 +141,24 @@ export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | nul
 }
 let cusparseSpGEMM_estimateMemory$: Scratch | undefined;
 let cusparseSpGEMM_estimateMemory$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2)` · cusparse.h · CUDA 12.6 Returns `bufferSize3`, `bufferSize2`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, externalBuffer3: T.Pointer): { bufferSize3: number; bufferSize2: number } {
+/** `cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param chunk_fraction in `float`.
+ * @param bufferSize3 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer3 in `void *`: address or host buffer, or null.
+ * @returns `{ bufferSize3, bufferSize2 }`: `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize2`: out `size_t *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.Pointer): { bufferSize3: number; bufferSize2: number } {
   const s = (cusparseSpGEMM_estimateMemory$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_estimateMemory', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_estimateMemory', 'opA', 'i32', opA);
@@ -110,25 +172,46 @@ export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null,
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_estimateMemory', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_estimateMemory', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
   if (typeof chunk_fraction !== 'number') throw argError('cusparseSpGEMM_estimateMemory', 'chunk_fraction', 'a number', chunk_fraction);
-  s.u64[0] = 0n;
+  if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
+  s.u64[0] = BigInt(bufferSize3 as number | bigint);
   pointerArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
   s.u64[1] = 0n;
   const status = (cusparseSpGEMM_estimateMemory$c ??= binder.native('cusparseSpGEMM_estimateMemory'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, s.slot(0), externalBuffer3, s.slot(1));
   if (status !== 0) throw fail('cusparseSpGEMM_estimateMemory', status);
   return { bufferSize3: s.size(0), bufferSize2: s.size(1) };
 }
+let cusparseSpGEMM_getNumProducts$: Scratch | undefined;
 let cusparseSpGEMM_getNumProducts$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null, num_prods: T.Pointer): void {
+/** `cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @returns the value of `num_prods`: out `int64_t *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null): bigint {
+  const s = (cusparseSpGEMM_getNumProducts$ ??= new Scratch(1));
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  pointerArg('cusparseSpGEMM_getNumProducts', 'num_prods', num_prods, true);
-  const status = (cusparseSpGEMM_getNumProducts$c ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, num_prods);
+  s.u64[0] = 0n;
+  const status = (cusparseSpGEMM_getNumProducts$c ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseSpGEMM_getNumProducts', status);
+  return s.i64[0];
 }
 let cusparseSpGEMM_workEstimation$: Scratch | undefined;
 let cusparseSpGEMM_workEstimation$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.6 Returns `bufferSize1`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, externalBuffer1: T.Pointer): number {
+/** `cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer1 in `void *`: address or host buffer, or null.
+ * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
+export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.Pointer): number {
   const s = (cusparseSpGEMM_workEstimation$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_workEstimation', 'opA', 'i32', opA);
@@ -141,14 +224,26 @@ export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null,
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_workEstimation', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_workEstimation', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
+  if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
+  s.u64[0] = BigInt(bufferSize1 as number | bigint);
   pointerArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
   const status = (cusparseSpGEMM_workEstimation$c ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.slot(0), externalBuffer1);
   if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
   return s.size(0);
 }
 let cusparseSpGEMMreuse_compute$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`. */
 export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_compute', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_compute', 'opA', 'i32', opA);
@@ -166,8 +261,19 @@ export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t | null, o
 }
 let cusparseSpGEMMreuse_copy$: Scratch | undefined;
 let cusparseSpGEMMreuse_copy$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)` · cusparse.h · CUDA 12.6 Returns `bufferSize5`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, externalBuffer5: T.Pointer): number {
+/** `cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param bufferSize5 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer5 in `void *`: address or host buffer, or null.
+ * @returns the value of `bufferSize5`: in/out `size_t *`: this value in, the call's value returned. */
+export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize5: T.Int64, externalBuffer5: T.Pointer): number {
   const s = (cusparseSpGEMMreuse_copy$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_copy', 'opA', 'i32', opA);
@@ -177,7 +283,8 @@ export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA:
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_copy', 'matC', matC, true) as typeof matC;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_copy', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
+  if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || bufferSize5 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
+  s.u64[0] = BigInt(bufferSize5 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
   const status = (cusparseSpGEMMreuse_copy$c ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer5);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
@@ -185,8 +292,23 @@ export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA:
 }
 let cusparseSpGEMMreuse_nnz$: Scratch | undefined;
 let cusparseSpGEMMreuse_nnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)` · cusparse.h · CUDA 12.6 Returns `bufferSize2`, `bufferSize3`, `bufferSize4`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, externalBuffer2: T.Pointer, externalBuffer3: T.Pointer, externalBuffer4: T.Pointer): { bufferSize2: number; bufferSize3: number; bufferSize4: number } {
+/** `cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param bufferSize2 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer2 in `void *`: address or host buffer, or null.
+ * @param bufferSize3 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer3 in `void *`: address or host buffer, or null.
+ * @param bufferSize4 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer4 in `void *`: address or host buffer, or null.
+ * @returns `{ bufferSize2, bufferSize3, bufferSize4 }`: `bufferSize2`: in/out `size_t *`: this value in, the call's value returned; `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize4`: in/out `size_t *`: this value in, the call's value returned. */
+export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.Pointer, bufferSize3: T.Int64, externalBuffer3: T.Pointer, bufferSize4: T.Int64, externalBuffer4: T.Pointer): { bufferSize2: number; bufferSize3: number; bufferSize4: number } {
   const s = (cusparseSpGEMMreuse_nnz$ ??= new Scratch(3));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_nnz', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_nnz', 'opA', 'i32', opA);
@@ -196,11 +318,14 @@ export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: 
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_nnz', 'matC', matC, true) as typeof matC;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_nnz', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
+  if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
+  s.u64[0] = BigInt(bufferSize2 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
-  s.u64[1] = 0n;
+  if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
+  s.u64[1] = BigInt(bufferSize3 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
-  s.u64[2] = 0n;
+  if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || bufferSize4 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
+  s.u64[2] = BigInt(bufferSize4 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
   const status = (cusparseSpGEMMreuse_nnz$c ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer2, s.slot(1), externalBuffer3, s.slot(2), externalBuffer4);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_nnz', status);
@@ -208,8 +333,19 @@ export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: 
 }
 let cusparseSpGEMMreuse_workEstimation$: Scratch | undefined;
 let cusparseSpGEMMreuse_workEstimation$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.6 Returns `bufferSize1`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, externalBuffer1: T.Pointer): number {
+/** `cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstSpMatDescr_t`.
+ * @param matC in `cusparseSpMatDescr_t`.
+ * @param alg in `cusparseSpGEMMAlg_t`.
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
+ * @param externalBuffer1 in `void *`: address or host buffer, or null.
+ * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
+export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.Pointer): number {
   const s = (cusparseSpGEMMreuse_workEstimation$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_workEstimation', 'opA', 'i32', opA);
@@ -219,14 +355,26 @@ export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | 
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_workEstimation', 'matC', matC, true) as typeof matC;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_workEstimation', 'alg', 'i32', alg);
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
+  if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
+  s.u64[0] = BigInt(bufferSize1 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
   const status = (cusparseSpGEMMreuse_workEstimation$c ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer1);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
   return s.size(0);
 }
 let cusparseSpMM$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMMAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM', 'opA', 'i32', opA);
@@ -243,7 +391,9 @@ export function cusparseSpMM(handle: T.cusparseHandle_t | null, opA: T.cusparseO
   if (status !== 0) throw fail('cusparseSpMM', status);
 }
 let cusparseSpMMOp$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cusparseSpMMOpPlan_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuffer: T.Pointer): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cusparseSpMMOp', 'plan', plan, true) as typeof plan;
   pointerArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
@@ -252,7 +402,22 @@ export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuff
 }
 let cusparseSpMMOp_createPlan$: Scratch | undefined;
 let cusparseSpMMOp_createPlan$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)` · cusparse.h · CUDA 12.6 Returns `plan`, `SpMMWorkspaceSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMMOpAlg_t`.
+ * @param addOperationNvvmBuffer in `const void *`: address or host buffer, or null.
+ * @param addOperationBufferSize in `size_t`.
+ * @param mulOperationNvvmBuffer in `const void *`: address or host buffer, or null.
+ * @param mulOperationBufferSize in `size_t`.
+ * @param epilogueNvvmBuffer in `const void *`: address or host buffer, or null.
+ * @param epilogueBufferSize in `size_t`.
+ * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`. */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
   const s = (cusparseSpMMOp_createPlan$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
@@ -276,7 +441,8 @@ export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA
   return { plan: s.address(0) as T.cusparseSpMMOpPlan_t, SpMMWorkspaceSize: s.size(1) };
 }
 let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cusparseSpMMOpPlan_t`. */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cusparseSpMMOp_destroyPlan', 'plan', plan, true) as typeof plan;
   const status = (cusparseSpMMOp_destroyPlan$c ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
@@ -284,7 +450,18 @@ export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null):
 }
 let cusparseSpMM_bufferSize$: Scratch | undefined;
 let cusparseSpMM_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMMAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t): number {
   const s = (cusparseSpMM_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
@@ -303,7 +480,18 @@ export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   return s.size(0);
 }
 let cusparseSpMM_preprocess$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMMAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_preprocess', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_preprocess', 'opA', 'i32', opA);
@@ -320,7 +508,17 @@ export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t | null, opA: 
   if (status !== 0) throw fail('cusparseSpMM_preprocess', status);
 }
 let cusparseSpMV$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMVAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpMV(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV', 'opA', 'i32', opA);
@@ -337,7 +535,17 @@ export function cusparseSpMV(handle: T.cusparseHandle_t | null, opA: T.cusparseO
 }
 let cusparseSpMV_bufferSize$: Scratch | undefined;
 let cusparseSpMV_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMVAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t): number {
   const s = (cusparseSpMV_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
@@ -355,7 +563,18 @@ export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   return s.size(0);
 }
 let cusparseSpMV_preprocess$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpMVAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cusparseSpMV_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_preprocess', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_preprocess', 'opA', 'i32', opA);
@@ -371,7 +590,11 @@ export function cusparseSpMV_preprocess(handle: T.cusparseHandle_t | null, opA: 
   if (status !== 0) throw fail('cusparseSpMV_preprocess', status);
 }
 let cusparseSpMatGetAttribute$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @param attribute in `cusparseSpMatAttribute_t`.
+ * @param data in `void *`: address or host buffer, or null.
+ * @param dataSize in `size_t`. */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatGetAttribute', 'attribute', 'i32', attribute);
@@ -382,7 +605,9 @@ export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_
 }
 let cusparseSpMatGetFormat$: Scratch | undefined;
 let cusparseSpMatGetFormat$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 12.6 Returns `format`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns the value of `format`: out `cusparseFormat_t *`. */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseFormat_t {
   const s = (cusparseSpMatGetFormat$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -393,7 +618,9 @@ export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t |
 }
 let cusparseSpMatGetIndexBase$: Scratch | undefined;
 let cusparseSpMatGetIndexBase$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.6 Returns `idxBase`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseIndexBase_t {
   const s = (cusparseSpMatGetIndexBase$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -402,19 +629,26 @@ export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_
   if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
   return s.i32[0] as T.cusparseIndexBase_t;
 }
+let cusparseSpMatGetSize$: Scratch | undefined;
 let cusparseSpMatGetSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer): void {
+/** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`. */
+export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint } {
+  const s = (cusparseSpMatGetSize$ ??= new Scratch(3));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseSpMatGetSize', 'rows', rows, true);
-  pointerArg('cusparseSpMatGetSize', 'cols', cols, true);
-  pointerArg('cusparseSpMatGetSize', 'nnz', nnz, true);
-  const status = (cusparseSpMatGetSize$c ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, rows, cols, nnz);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  const status = (cusparseSpMatGetSize$c ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cusparseSpMatGetSize', status);
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2] };
 }
 let cusparseSpMatGetStridedBatch$: Scratch | undefined;
 let cusparseSpMatGetStridedBatch$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 12.6 Returns `batchCount`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns the value of `batchCount`: out `int *`. */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
   const s = (cusparseSpMatGetStridedBatch$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
@@ -423,16 +657,25 @@ export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDes
   if (status !== 0) throw fail('cusparseSpMatGetStridedBatch', status);
   return s.i32[0];
 }
+let cusparseSpMatGetValues$: Scratch | undefined;
 let cusparseSpMatGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.Pointer): void {
+/** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @returns the value of `values`: out `void **`. */
+export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null): number {
+  const s = (cusparseSpMatGetValues$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseSpMatGetValues', 'values', values, true);
-  const status = (cusparseSpMatGetValues$c ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, values);
+  s.u64[0] = 0n;
+  const status = (cusparseSpMatGetValues$c ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseSpMatGetValues', status);
+  return s.address(0);
 }
 let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param attribute in `cusparseSpMatAttribute_t`.
+ * @param data in `void *`: address or host buffer, or null.
+ * @param dataSize in `size_t`. */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatSetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatSetAttribute', 'attribute', 'i32', attribute);
@@ -442,7 +685,9 @@ export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | n
   if (status !== 0) throw fail('cusparseSpMatSetAttribute', status);
 }
 let cusparseSpMatSetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @param values in `void *`: address or host buffer, or null. */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.Pointer): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatSetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseSpMatSetValues', 'values', values, true);
@@ -450,7 +695,18 @@ export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null
   if (status !== 0) throw fail('cusparseSpMatSetValues', status);
 }
 let cusparseSpSM_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSMAlg_t`.
+ * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_analysis', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_analysis', 'opA', 'i32', opA);
@@ -468,7 +724,18 @@ export function cusparseSpSM_analysis(handle: T.cusparseHandle_t | null, opA: T.
 }
 let cusparseSpSM_bufferSize$: Scratch | undefined;
 let cusparseSpSM_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSMAlg_t`.
+ * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): number {
   const s = (cusparseSpSM_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
@@ -488,7 +755,8 @@ export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: 
 }
 let cusparseSpSM_createDescr$: Scratch | undefined;
 let cusparseSpSM_createDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 12.6 Returns `descr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `descr`: out `cusparseSpSMDescr_t *`. */
 export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
   const s = (cusparseSpSM_createDescr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -497,14 +765,25 @@ export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
   return s.address(0) as T.cusparseSpSMDescr_t;
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descr in `cusparseSpSMDescr_t`. */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpSM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSM_destroyDescr$c ??= binder.native('cusparseSpSM_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpSM_destroyDescr', status);
 }
 let cusparseSpSM_solve$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param opB in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseConstDnMatDescr_t`.
+ * @param matC in `cusparseDnMatDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSMAlg_t`.
+ * @param spsmDescr in `cusparseSpSMDescr_t`. */
 export function cusparseSpSM_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_solve', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_solve', 'opA', 'i32', opA);
@@ -520,7 +799,12 @@ export function cusparseSpSM_solve(handle: T.cusparseHandle_t | null, opA: T.cus
   if (status !== 0) throw fail('cusparseSpSM_solve', status);
 }
 let cusparseSpSM_updateMatrix$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @param newValues in `void *`: address or host buffer, or null.
+ * @param updatePart in `cusparseSpSMUpdate_t`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseSpSM_updateMatrix(handle: T.cusparseHandle_t | null, spsmDescr: T.cusparseSpSMDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSMUpdate_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_updateMatrix', 'handle', handle, true) as typeof handle;
   if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_updateMatrix', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
@@ -530,7 +814,17 @@ export function cusparseSpSM_updateMatrix(handle: T.cusparseHandle_t | null, sps
   if (status !== 0) throw fail('cusparseSpSM_updateMatrix', status);
 }
 let cusparseSpSV_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSVAlg_t`.
+ * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_analysis', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_analysis', 'opA', 'i32', opA);
@@ -547,7 +841,17 @@ export function cusparseSpSV_analysis(handle: T.cusparseHandle_t | null, opA: T.
 }
 let cusparseSpSV_bufferSize$: Scratch | undefined;
 let cusparseSpSV_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSVAlg_t`.
+ * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): number {
   const s = (cusparseSpSV_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
@@ -566,7 +870,8 @@ export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: 
 }
 let cusparseSpSV_createDescr$: Scratch | undefined;
 let cusparseSpSV_createDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 12.6 Returns `descr`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `descr`: out `cusparseSpSVDescr_t *`. */
 export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
   const s = (cusparseSpSV_createDescr$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -575,14 +880,24 @@ export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
   return s.address(0) as T.cusparseSpSVDescr_t;
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descr in `cusparseSpSVDescr_t`. */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpSV_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSV_destroyDescr$c ??= binder.native('cusparseSpSV_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpSV_destroyDescr', status);
 }
 let cusparseSpSV_solve$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opA in `cusparseOperation_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param vecX in `cusparseConstDnVecDescr_t`.
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @param computeType in `cudaDataType`.
+ * @param alg in `cusparseSpSVAlg_t`.
+ * @param spsvDescr in `cusparseSpSVDescr_t`. */
 export function cusparseSpSV_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_solve', 'handle', handle, true) as typeof handle;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_solve', 'opA', 'i32', opA);
@@ -597,7 +912,12 @@ export function cusparseSpSV_solve(handle: T.cusparseHandle_t | null, opA: T.cus
   if (status !== 0) throw fail('cusparseSpSV_solve', status);
 }
 let cusparseSpSV_updateMatrix$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @param newValues in `void *`: address or host buffer, or null.
+ * @param updatePart in `cusparseSpSVUpdate_t`.
+ * @remarks Since CUDA 12.5. */
 export function cusparseSpSV_updateMatrix(handle: T.cusparseHandle_t | null, spsvDescr: T.cusparseSpSVDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSVUpdate_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_updateMatrix', 'handle', handle, true) as typeof handle;
   if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_updateMatrix', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
@@ -607,7 +927,14 @@ export function cusparseSpSV_updateMatrix(handle: T.cusparseHandle_t | null, sps
   if (status !== 0) throw fail('cusparseSpSV_updateMatrix', status);
 }
 let cusparseSpVV$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVV(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpVV(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opX in `cusparseOperation_t`.
+ * @param vecX in `cusparseConstSpVecDescr_t`.
+ * @param vecY in `cusparseConstDnVecDescr_t`.
+ * @param result_ in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV', 'handle', handle, true) as typeof handle;
   if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV', 'opX', 'i32', opX);
@@ -621,7 +948,14 @@ export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseO
 }
 let cusparseSpVV_bufferSize$: Scratch | undefined;
 let cusparseSpVV_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param opX in `cusparseOperation_t`.
+ * @param vecX in `cusparseConstSpVecDescr_t`.
+ * @param vecY in `cusparseConstDnVecDescr_t`.
+ * @param result_ in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType): number {
   const s = (cusparseSpVV_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
@@ -637,24 +971,28 @@ export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: 
 }
 let cusparseSpVecGet$: Scratch | undefined;
 let cusparseSpVecGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Returns `size`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer): { size: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseSpVecGet$ ??= new Scratch(4));
+/** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `void **`; `values`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseSpVecGet$ ??= new Scratch(7));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   s.u64[0] = 0n;
-  pointerArg('cusparseSpVecGet', 'nnz', nnz, true);
-  pointerArg('cusparseSpVecGet', 'indices', indices, true);
-  pointerArg('cusparseSpVecGet', 'values', values, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
-  const status = (cusparseSpVecGet$c ??= binder.native('cusparseSpVecGet'))(spVecDescr, s.slot(0), nnz, indices, values, s.slot(1), s.slot(2), s.slot(3));
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  const status = (cusparseSpVecGet$c ??= binder.native('cusparseSpVecGet'))(spVecDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6));
   if (status !== 0) throw fail('cusparseSpVecGet', status);
-  return { size: s.i64[0], idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
+  return { size: s.i64[0], nnz: s.i64[1], indices: s.address(2), values: s.address(3), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
 }
 let cusparseSpVecGetIndexBase$: Scratch | undefined;
 let cusparseSpVecGetIndexBase$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.6 Returns `idxBase`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_t | null): T.cusparseIndexBase_t {
   const s = (cusparseSpVecGetIndexBase$ ??= new Scratch(1));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
@@ -663,16 +1001,23 @@ export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_
   if (status !== 0) throw fail('cusparseSpVecGetIndexBase', status);
   return s.i32[0] as T.cusparseIndexBase_t;
 }
+let cusparseSpVecGetValues$: Scratch | undefined;
 let cusparseSpVecGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.Pointer): void {
+/** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @returns the value of `values`: out `void **`. */
+export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null): number {
+  const s = (cusparseSpVecGetValues$ ??= new Scratch(1));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  pointerArg('cusparseSpVecGetValues', 'values', values, true);
-  const status = (cusparseSpVecGetValues$c ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, values);
+  s.u64[0] = 0n;
+  const status = (cusparseSpVecGetValues$c ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseSpVecGetValues', status);
+  return s.address(0);
 }
 let cusparseSpVecSetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @param values in `void *`: address or host buffer, or null. */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.Pointer): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecSetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   pointerArg('cusparseSpVecSetValues', 'values', values, true);

@@ -9,7 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseSparseToDense$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSparseToDense(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSparseToDense(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseDnMatDescr_t`.
+ * @param alg in `cusparseSparseToDenseAlg_t`.
+ * @param externalBuffer in `void *`: address or host buffer, or null. */
 export function cusparseSparseToDense(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t, externalBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense', 'matA', matA, true) as typeof matA;
@@ -21,7 +26,12 @@ export function cusparseSparseToDense(handle: T.cusparseHandle_t | null, matA: T
 }
 let cusparseSparseToDense_bufferSize$: Scratch | undefined;
 let cusparseSparseToDense_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Returns `bufferSize`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param matA in `cusparseConstSpMatDescr_t`.
+ * @param matB in `cusparseDnMatDescr_t`.
+ * @param alg in `cusparseSparseToDenseAlg_t`.
+ * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t): number {
   const s = (cusparseSparseToDense_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
@@ -34,7 +44,22 @@ export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | nu
   return s.size(0);
 }
 let cusparseSpruneCsr2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr', 'm', 'i32', m);
@@ -54,7 +79,23 @@ export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t | null, m: numb
   if (status !== 0) throw fail('cusparseSpruneCsr2csr', status);
 }
 let cusparseSpruneCsr2csrByPercentage$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage', 'm', 'i32', m);
@@ -76,7 +117,23 @@ export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | n
 }
 let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
   const s = (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -99,7 +156,21 @@ export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cuspar
   return s.size(0);
 }
 let cusparseSpruneCsr2csrNnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrNnz', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrNnz', 'm', 'i32', m);
@@ -118,7 +189,22 @@ export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t | null, m: n
   if (status !== 0) throw fail('cusparseSpruneCsr2csrNnz', status);
 }
 let cusparseSpruneCsr2csrNnzByPercentage$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrNnzByPercentage', 'm', 'i32', m);
@@ -139,7 +225,22 @@ export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t 
 }
 let cusparseSpruneCsr2csr_bufferSizeExt$: Scratch | undefined;
 let cusparseSpruneCsr2csr_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
   const s = (cusparseSpruneCsr2csr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -161,7 +262,19 @@ export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t |
   return s.size(0);
 }
 let cusparseSpruneDense2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr', 'm', 'i32', m);
@@ -178,7 +291,20 @@ export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t | null, m: nu
   if (status !== 0) throw fail('cusparseSpruneDense2csr', status);
 }
 let cusparseSpruneDense2csrByPercentage$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage', 'm', 'i32', m);
@@ -197,7 +323,20 @@ export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t |
 }
 let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 let cusparseSpruneDense2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
   const s = (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -217,7 +356,18 @@ export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusp
   return s.size(0);
 }
 let cusparseSpruneDense2csrNnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrNnz', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrNnz', 'm', 'i32', m);
@@ -233,7 +383,19 @@ export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t | null, m:
   if (status !== 0) throw fail('cusparseSpruneDense2csrNnz', status);
 }
 let cusparseSpruneDense2csrNnzByPercentage$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param percentage in `float`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param info in `pruneInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrNnzByPercentage', 'm', 'i32', m);
@@ -251,7 +413,19 @@ export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_
 }
 let cusparseSpruneDense2csr_bufferSizeExt$: Scratch | undefined;
 let cusparseSpruneDense2csr_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param threshold in `const float *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedValC in `const float *`: address or host buffer, or null.
+ * @param csrSortedRowPtrC in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
   const s = (cusparseSpruneDense2csr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;

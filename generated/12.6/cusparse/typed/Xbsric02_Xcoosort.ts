@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseXbsric02_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `bsric02Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsric02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsric02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsric02_zeroPivot', 'info', info, true) as typeof info;
@@ -18,7 +22,11 @@ export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t | null, in
   if (status !== 0) throw fail('cusparseXbsric02_zeroPivot', status);
 }
 let cusparseXbsrilu02_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `bsrilu02Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrilu02_zeroPivot', 'info', info, true) as typeof info;
@@ -27,7 +35,11 @@ export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, i
   if (status !== 0) throw fail('cusparseXbsrilu02_zeroPivot', status);
 }
 let cusparseXbsrsm2_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `bsrsm2Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsm2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrsm2_zeroPivot', 'info', info, true) as typeof info;
@@ -36,7 +48,11 @@ export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, inf
   if (status !== 0) throw fail('cusparseXbsrsm2_zeroPivot', status);
 }
 let cusparseXbsrsv2_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `bsrsv2Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsv2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrsv2_zeroPivot', 'info', info, true) as typeof info;
@@ -45,7 +61,13 @@ export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, inf
   if (status !== 0) throw fail('cusparseXbsrsv2_zeroPivot', status);
 }
 let cusparseXcoo2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param cooRowInd in `const int *`: address or host buffer, or null.
+ * @param nnz in `int`.
+ * @param m in `int`.
+ * @param csrSortedRowPtr in `int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`. */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
   pointerArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
@@ -57,7 +79,15 @@ export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T
   if (status !== 0) throw fail('cusparseXcoo2csr', status);
 }
 let cusparseXcoosortByColumn$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param cooRowsA in `int *`: address or host buffer, or null.
+ * @param cooColsA in `int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosortByColumn', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByColumn', 'm', 'i32', m);
@@ -71,7 +101,15 @@ export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: n
   if (status !== 0) throw fail('cusparseXcoosortByColumn', status);
 }
 let cusparseXcoosortByRow$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param cooRowsA in `int *`: address or host buffer, or null.
+ * @param cooColsA in `int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosortByRow', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByRow', 'm', 'i32', m);
@@ -86,7 +124,14 @@ export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: numb
 }
 let cusparseXcoosort_bufferSizeExt$: Scratch | undefined;
 let cusparseXcoosort_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param cooRowsA in `const int *`: address or host buffer, or null.
+ * @param cooColsA in `const int *`: address or host buffer, or null.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer): number {
   const s = (cusparseXcoosort_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuGetErrorName$: Scratch | undefined;
 let cuGetErrorName$c: NativeFunction | undefined;
-/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param error in `CUresult`.
+ * @returns the value of `pStr`: out `const char **`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult): string | null {
   const s = (cuGetErrorName$ ??= new Scratch(1));
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
@@ -21,7 +24,10 @@ export function cuGetErrorName(error: T.CUresult): string | null {
 }
 let cuGetErrorString$: Scratch | undefined;
 let cuGetErrorString$c: NativeFunction | undefined;
-/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param error in `CUresult`.
+ * @returns the value of `pStr`: out `const char **`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult): string | null {
   const s = (cuGetErrorString$ ??= new Scratch(1));
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
@@ -32,7 +38,10 @@ export function cuGetErrorString(error: T.CUresult): string | null {
 }
 let cuGetExportTable$: Scratch | undefined;
 let cuGetExportTable$c: NativeFunction | undefined;
-/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.6 Returns `ppExportTable`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pExportTableId in `const CUuuid *`: a `CUuuid_st` object or its bytes.
+ * @returns the value of `ppExportTable`: out `const void **`.
+ * @remarks ABI of CUDA 3.0. */
 export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cuGetExportTable$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -43,7 +52,12 @@ export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): numb
 }
 let cuGetProcAddress$: Scratch | undefined;
 let cuGetProcAddress$c: NativeFunction | undefined;
-/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.6 Returns `pfn`, `symbolStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in string (`const char *`).
+ * @param cudaVersion in `int`.
+ * @param flags in `cuuint64_t`.
+ * @returns `{ pfn, symbolStatus }`: `pfn`: out `void **`; `symbolStatus`: out `CUdriverProcAddressQueryResult *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
   const s = (cuGetProcAddress$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
@@ -57,7 +71,12 @@ export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.I
 }
 let cuGraphAddBatchMemOpNode$: Scratch | undefined;
 let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddBatchMemOpNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -71,7 +90,12 @@ export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies:
 }
 let cuGraphAddChildGraphNode$: Scratch | undefined;
 let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param childGraph in `CUgraph`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphAddChildGraphNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -84,7 +108,12 @@ export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies:
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param from in array of `CUgraphNode`; null allowed.
+ * @param to in array of `CUgraphNode`; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphAddDependencies', 'from', 'address', from, true);
@@ -94,7 +123,13 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly 
   if (status !== 0) throw fail('cuGraphAddDependencies', status);
 }
 let cuGraphAddDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param from in array of `CUgraphNode`; null allowed.
+ * @param to in array of `CUgraphNode`; null allowed.
+ * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphAddDependencies_v2', 'from', 'address', from, true);
@@ -106,7 +141,11 @@ export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readon
 }
 let cuGraphAddEmptyNode$: Scratch | undefined;
 let cuGraphAddEmptyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array): T.CUgraphNode {
   const s = (cuGraphAddEmptyNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -119,7 +158,12 @@ export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: read
 }
 let cuGraphAddEventRecordNode$: Scratch | undefined;
 let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param event in `CUevent`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventRecordNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -133,7 +177,12 @@ export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies
 }
 let cuGraphAddEventWaitNode$: Scratch | undefined;
 let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param event in `CUevent`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventWaitNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -147,7 +196,12 @@ export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: 
 }
 let cuGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -161,7 +215,12 @@ export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null,
 }
 let cuGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -175,7 +234,12 @@ export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, d
 }
 let cuGraphAddHostNode$: Scratch | undefined;
 let cuGraphAddHostNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddHostNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -189,7 +253,12 @@ export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: reado
 }
 let cuGraphAddKernelNode$: Scratch | undefined;
 let cuGraphAddKernelNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddKernelNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -203,7 +272,12 @@ export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: rea
 }
 let cuGraphAddMemAllocNode$: Scratch | undefined;
 let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
+ * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st } {
   const s = (cuGraphAddMemAllocNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -218,7 +292,12 @@ export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: r
 }
 let cuGraphAddMemFreeNode$: Scratch | undefined;
 let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param dptr in `CUdeviceptr`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
   const s = (cuGraphAddMemFreeNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -232,7 +311,13 @@ export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: re
 }
 let cuGraphAddMemcpyNode$: Scratch | undefined;
 let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
+ * @param ctx in `CUcontext`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemcpyNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -247,7 +332,13 @@ export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: rea
 }
 let cuGraphAddMemsetNode$: Scratch | undefined;
 let cuGraphAddMemsetNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
+ * @param ctx in `CUcontext`.
+ * @returns the value of `phGraphNode`: out `CUgraphNode *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemsetNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -262,7 +353,12 @@ export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: rea
 }
 let cuGraphAddNode$: Scratch | undefined;
 let cuGraphAddNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param nodeParams in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.
+ * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUgraphNodeParams_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -277,7 +373,12 @@ export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly 
 }
 let cuGraphAddNode_v2$: Scratch | undefined;
 let cuGraphAddNode_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param dependencyData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
+ * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: out `CUgraphNodeParams_st`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array | null): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;

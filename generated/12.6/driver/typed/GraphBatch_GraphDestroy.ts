@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuGraphBatchMemOpNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Returns `nodeParams_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `nodeParams_out`: out `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams_out$ = new Uint8Array(32);
@@ -18,7 +21,10 @@ export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.C
   return decodeRecord<T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st>(records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams_out$);
 }
 let cuGraphBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
@@ -27,7 +33,10 @@ export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, node
 }
 let cuGraphChildGraphNodeGetGraph$: Scratch | undefined;
 let cuGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
-/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `phGraph`: out `CUgraph *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
   const s = (cuGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
@@ -38,7 +47,11 @@ export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CU
 }
 let cuGraphClone$: Scratch | undefined;
 let cuGraphClone$c: NativeFunction | undefined;
-/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Returns `phGraphClone`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param originalGraph in `CUgraph`.
+ * @returns the value of `phGraphClone`: out `CUgraph *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
 export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
   const s = (cuGraphClone$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -49,7 +62,13 @@ export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
 }
 let cuGraphConditionalHandleCreate$: Scratch | undefined;
 let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
-/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `pHandle_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param ctx in `CUcontext`.
+ * @param defaultLaunchValue in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pHandle_out`: out `CUgraphConditionalHandle *`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cuGraphConditionalHandleCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -63,7 +82,11 @@ export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.
 }
 let cuGraphCreate$: Scratch | undefined;
 let cuGraphCreate$c: NativeFunction | undefined;
-/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `phGraph`: out `CUgraph *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
 export function cuGraphCreate(flags: number): T.CUgraph {
   const s = (cuGraphCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -73,7 +96,12 @@ export function cuGraphCreate(flags: number): T.CUgraph {
   return s.address(0) as T.CUgraph;
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param path in string (`const char *`).
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph#writeDot | Graph.writeDot} (objects layer) */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
   if (typeof path !== 'string') throw argError('cuGraphDebugDotPrint', 'path', 'a string', path);
@@ -82,14 +110,18 @@ export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, fla
   if (status !== 0) throw fail('cuGraphDebugDotPrint', status);
 }
 let cuGraphDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
   const status = (cuGraphDestroy$c ??= binder.native('cuGraphDestroy'))(hGraph);
   if (status !== 0) throw fail('cuGraphDestroy', status);
 }
 let cuGraphDestroyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;
   const status = (cuGraphDestroyNode$c ??= binder.native('cuGraphDestroyNode'))(hNode);

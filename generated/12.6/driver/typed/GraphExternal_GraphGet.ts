@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `params_out`: out `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -18,7 +21,10 @@ export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNod
   return decodeRecord<T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st>(records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
@@ -26,7 +32,10 @@ export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNod
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @returns the value of `params_out`: out `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -35,7 +44,10 @@ export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode 
   return decodeRecord<T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st>(records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `CUgraphNode`.
+ * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
@@ -44,7 +56,10 @@ export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode 
 }
 let cuGraphGetEdges$: Scratch | undefined;
 let cuGraphGetEdges$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @returns `{ from, to }`: `from`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair).
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode[]; to: T.CUgraphNode[] } {
   const s = (cuGraphGetEdges$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
@@ -64,7 +79,11 @@ export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode
 }
 let cuGraphGetEdges_v2$: Scratch | undefined;
 let cuGraphGetEdges_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param numEdges in `size_t *`: address or host buffer, or null.
+ * @returns `{ from, to, edgeData }`: `from`: out `CUgraphNode *`; `to`: out `CUgraphNode *`; `edgeData`: out `CUgraphEdgeData_st`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode; edgeData: T.CUgraphEdgeData_st } {
   const s = (cuGraphGetEdges_v2$ ??= new Scratch(2));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
@@ -78,7 +97,11 @@ export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer
 }
 let cuGraphGetNodes$: Scratch | undefined;
 let cuGraphGetNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Returns `nodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @returns the value of `nodes`: out array of `CUgraphNode`: its length asked first through `numNodes` (capacity/count pair).
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!Graph#nodes | Graph.nodes} (objects layer) */
 export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   const s = (cuGraphGetNodes$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
@@ -97,7 +120,10 @@ export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
 }
 let cuGraphGetRootNodes$: Scratch | undefined;
 let cuGraphGetRootNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Returns `rootNodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @returns the value of `rootNodes`: out array of `CUgraphNode`: its length asked first through `numRootNodes` (capacity/count pair).
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   const s = (cuGraphGetRootNodes$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;

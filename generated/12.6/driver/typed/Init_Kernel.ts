@@ -9,21 +9,29 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuInit$c: NativeFunction | undefined;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param event in `CUevent`.
+ * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
@@ -32,7 +40,10 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   return pHandle$;
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -42,7 +53,11 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
 }
 let cuIpcOpenEventHandle$: Scratch | undefined;
 let cuIpcOpenEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUipcEventHandle_st` by value.
+ * @returns the value of `phEvent`: out `CUevent *`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -53,7 +68,11 @@ export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
 }
 let cuIpcOpenMemHandle$: Scratch | undefined;
 let cuIpcOpenMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUipcMemHandle_st` by value.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pdptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -65,7 +84,12 @@ export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): 
 }
 let cuKernelGetAttribute$: Scratch | undefined;
 let cuKernelGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUfunction_attribute`.
+ * @param kernel in `CUkernel`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pi`: out `int *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
   const s = (cuKernelGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -78,7 +102,10 @@ export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.C
 }
 let cuKernelGetFunction$: Scratch | undefined;
 let cuKernelGetFunction$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pFunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kernel in `CUkernel`.
+ * @returns the value of `pFunc`: out `CUfunction *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
   const s = (cuKernelGetFunction$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -89,7 +116,10 @@ export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
 }
 let cuKernelGetLibrary$: Scratch | undefined;
 let cuKernelGetLibrary$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pLib`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kernel in `CUkernel`.
+ * @returns the value of `pLib`: out `CUlibrary *`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
   const s = (cuKernelGetLibrary$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -100,7 +130,10 @@ export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
 }
 let cuKernelGetName$: Scratch | undefined;
 let cuKernelGetName$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hfunc in `CUkernel`.
+ * @returns the value of `name`: out `const char **`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
   const s = (cuKernelGetName$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -111,7 +144,11 @@ export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
 }
 let cuKernelGetParamInfo$: Scratch | undefined;
 let cuKernelGetParamInfo$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kernel in `CUkernel`.
+ * @param paramIndex in `size_t`.
+ * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
   const s = (cuKernelGetParamInfo$ ??= new Scratch(2));
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
@@ -123,7 +160,12 @@ export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.In
   return { paramOffset: s.size(0), paramSize: s.size(1) };
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUfunction_attribute`.
+ * @param val in `int`.
+ * @param kernel in `CUkernel`.
+ * @param dev in `CUdevice`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel | null, dev: number): void {
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelSetAttribute', 'attrib', 'i32', attrib);
   if (typeof val !== 'number' || (val | 0) !== val) throw intError('cuKernelSetAttribute', 'val', 'i32', val);
@@ -133,7 +175,11 @@ export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number
   if (status !== 0) throw fail('cuKernelSetAttribute', status);
 }
 let cuKernelSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kernel in `CUkernel`.
+ * @param config in `CUfunc_cache`.
+ * @param dev in `CUdevice`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel | null, config: T.CUfunc_cache, dev: number): void {
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuKernelSetCacheConfig', 'config', 'i32', config);

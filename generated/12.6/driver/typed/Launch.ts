@@ -9,14 +9,28 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuLaunch$c: NativeFunction | undefined;
-/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param f in `CUfunction`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuLaunch(f: T.CUfunction | null): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunch', 'f', f, true) as typeof f;
   const status = (cuLaunch$c ??= binder.native('cuLaunch'))(f);
   if (status !== 0) throw fail('cuLaunch', status);
 }
 let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param f in `CUfunction`.
+ * @param gridDimX in `unsigned int`.
+ * @param gridDimY in `unsigned int`.
+ * @param gridDimZ in `unsigned int`.
+ * @param blockDimX in `unsigned int`.
+ * @param blockDimY in `unsigned int`.
+ * @param blockDimZ in `unsigned int`.
+ * @param sharedMemBytes in `unsigned int`.
+ * @param hStream in `CUstream`.
+ * @param kernelParams in `void **`: address or host buffer, or null.
+ * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
@@ -32,7 +46,11 @@ export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: numb
   if (status !== 0) throw fail('cuLaunchCooperativeKernel', status);
 }
 let cuLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param launchParamsList in array of `struct CUDA_LAUNCH_PARAMS_st`; its length is passed as `numDevices`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly (T.CUDA_LAUNCH_PARAMS_st)[] | Uint8Array, flags: number): void {
   const launchParamsList$ = recordArrayArg('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', records.CUDA_LAUNCH_PARAMS_st(), launchParamsList, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
@@ -41,7 +59,12 @@ export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly 
   if (status !== 0) throw fail('cuLaunchCooperativeKernelMultiDevice', status);
 }
 let cuLaunchGrid$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param f in `CUfunction`.
+ * @param grid_width in `int`.
+ * @param grid_height in `int`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
   if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGrid', 'grid_width', 'i32', grid_width);
@@ -50,7 +73,13 @@ export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_he
   if (status !== 0) throw fail('cuLaunchGrid', status);
 }
 let cuLaunchGridAsync$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param f in `CUfunction`.
+ * @param grid_width in `int`.
+ * @param grid_height in `int`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
   if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGridAsync', 'grid_width', 'i32', grid_width);
@@ -60,7 +89,12 @@ export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, gr
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
 let cuLaunchHostFunc$c: NativeFunction | undefined;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param fn in C callback `CUhostFn`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @see {@link cuda-ts/objects!Stream#launchHostFunc | Stream.launchHostFunc} (objects layer) */
 export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
   if (typeof fn !== 'function') callbackArg('cuLaunchHostFunc', 'fn', fn, true);
@@ -74,7 +108,19 @@ export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsC
   }
 }
 let cuLaunchKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param f in `CUfunction`.
+ * @param gridDimX in `unsigned int`.
+ * @param gridDimY in `unsigned int`.
+ * @param gridDimZ in `unsigned int`.
+ * @param blockDimX in `unsigned int`.
+ * @param blockDimY in `unsigned int`.
+ * @param blockDimZ in `unsigned int`.
+ * @param sharedMemBytes in `unsigned int`.
+ * @param hStream in `CUstream`.
+ * @param kernelParams in `void **`: address or host buffer, or null.
+ * @param extra in `void **`: address or host buffer, or null.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
@@ -91,7 +137,12 @@ export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDim
   if (status !== 0) throw fail('cuLaunchKernel', status);
 }
 let cuLaunchKernelEx$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
+ * @param f in `CUfunction`.
+ * @param kernelParams in `void **`: address or host buffer, or null.
+ * @param extra in `void **`: address or host buffer, or null.
+ * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernelEx(config: T.CUlaunchConfig_st | Uint8Array, f: T.CUfunction | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   const config$ = recordArg('cuLaunchKernelEx', 'config', records.CUlaunchConfig_st(), config, false);
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernelEx', 'f', f, true) as typeof f;

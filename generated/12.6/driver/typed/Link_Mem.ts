@@ -9,10 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuLinkAddData$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @param type in `CUjitInputType`.
+ * @param data in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param name in string (`const char *`); null allowed.
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
   pointerArg('cuLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
   if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
@@ -23,7 +32,13 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddData', status);
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @param type in `CUjitInputType`.
+ * @param path in string (`const char *`).
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
@@ -36,7 +51,11 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkComplete$: Scratch | undefined;
 let cuLinkComplete$c: NativeFunction | undefined;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Returns `cubinOut`, `sizeOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   const s = (cuLinkComplete$ ??= new Scratch(2));
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
@@ -48,7 +67,11 @@ export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number;
 }
 let cuLinkCreate$: Scratch | undefined;
 let cuLinkCreate$c: NativeFunction | undefined;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Returns `stateOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @returns the value of `stateOut`: out `CUlinkState *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
   const s = (cuLinkCreate$ ??= new Scratch(1));
   const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
@@ -60,14 +83,19 @@ export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, 
   return s.address(0) as T.CUlinkState;
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
 let cuMemAddressFree$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressFree', 'size', size, false);
@@ -76,7 +104,13 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
 }
 let cuMemAddressReserve$: Scratch | undefined;
 let cuMemAddressReserve$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `ptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param alignment in `size_t`.
+ * @param addr in `CUdeviceptr`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `ptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   const s = (cuMemAddressReserve$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -89,7 +123,13 @@ export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.C
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAdvise$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param advice in `CUmem_advise`.
+ * @param device in `CUdevice`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
@@ -99,7 +139,12 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
 let cuMemAdvise_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param advice in `CUmem_advise`.
+ * @param location in `CUmemLocation_st` by value.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise_v2', 'count', count, false);
@@ -110,7 +155,10 @@ export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.
 }
 let cuMemAlloc$: Scratch | undefined;
 let cuMemAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   const s = (cuMemAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -121,7 +169,11 @@ export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
 }
 let cuMemAllocAsync$: Scratch | undefined;
 let cuMemAllocAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param hStream in `CUstream`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -133,7 +185,12 @@ export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): 
 }
 let cuMemAllocFromPoolAsync$: Scratch | undefined;
 let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param pool in `CUmemoryPool`.
+ * @param hStream in `CUstream`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -146,7 +203,10 @@ export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool 
 }
 let cuMemAllocHost$: Scratch | undefined;
 let cuMemAllocHost$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @returns the value of `pp`: out `void **`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   const s = (cuMemAllocHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -157,7 +217,12 @@ export function cuMemAllocHost(bytesize: T.Int64): number {
 }
 let cuMemAllocManaged$: Scratch | undefined;
 let cuMemAllocManaged$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -169,7 +234,12 @@ export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdevicep
 }
 let cuMemAllocPitch$: Scratch | undefined;
 let cuMemAllocPitch$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Returns `dptr`, `pPitch`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param WidthInBytes in `size_t`.
+ * @param Height in `size_t`.
+ * @param ElementSizeBytes in `unsigned int`.
+ * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   const s = (cuMemAllocPitch$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -183,7 +253,12 @@ export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementS
 }
 let cuMemCreate$: Scratch | undefined;
 let cuMemCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   const s = (cuMemCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -195,7 +270,12 @@ export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint
   return s.u64[0];
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param shareableHandle in `void *`: address or host buffer, or null.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
@@ -205,7 +285,9 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
@@ -213,7 +295,10 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
   if (status !== 0) throw fail('cuMemFree', status);
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
@@ -221,7 +306,9 @@ export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null):
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): void {
   assertMayBlock('cuMemFreeHost');
   pointerArg('cuMemFreeHost', 'p', p, true);
@@ -230,7 +317,11 @@ export function cuMemFreeHost(p: T.Pointer): void {
 }
 let cuMemGetAccess$: Scratch | undefined;
 let cuMemGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `flags`: out `unsigned long long *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   const s = (cuMemGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -242,7 +333,10 @@ export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T
 }
 let cuMemGetAddressRange$: Scratch | undefined;
 let cuMemGetAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pbase`, `psize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   const s = (cuMemGetAddressRange$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -254,7 +348,11 @@ export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdevicept
 }
 let cuMemGetAllocationGranularity$: Scratch | undefined;
 let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
+ * @param option in `CUmemAllocationGranularity_flags`.
+ * @returns the value of `granularity`: out `size_t *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -265,7 +363,10 @@ export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | U
   return s.size(0);
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @returns the value of `prop`: out `CUmemAllocationProp_st`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
@@ -273,20 +374,32 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
 }
+let cuMemGetHandleForAddressRange$: Scratch | undefined;
 let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): void {
-  pointerArg('cuMemGetHandleForAddressRange', 'handle', handle, true, size);
+/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param handleType in `CUmemRangeHandleType`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `handle`: out `void *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
+  const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
+  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.slot(0), dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
+  return s.i32[0];
 }
 let cuMemGetInfo$: Scratch | undefined;
 let cuMemGetInfo$c: NativeFunction | undefined;
-/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Returns `free`, `total`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -297,7 +410,12 @@ export function cuMemGetInfo(): { free: number; total: number } {
 }
 let cuMemHostAlloc$: Scratch | undefined;
 let cuMemHostAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pp`: out `void **`.
+ * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -309,7 +427,12 @@ export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
 }
 let cuMemHostGetDevicePointer$: Scratch | undefined;
 let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pdptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -321,7 +444,10 @@ export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdevi
 }
 let cuMemHostGetFlags$: Scratch | undefined;
 let cuMemHostGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @returns the value of `pFlags`: out `unsigned int *`.
+ * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   const s = (cuMemHostGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -331,7 +457,11 @@ export function cuMemHostGetFlags(p: T.Pointer): number {
   return s.u32[0];
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @param bytesize in `size_t`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
@@ -340,7 +470,9 @@ export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
 let cuMemHostUnregister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): void {
   pointerArg('cuMemHostUnregister', 'p', p, true);
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
@@ -348,7 +480,11 @@ export function cuMemHostUnregister(p: T.Pointer): void {
 }
 let cuMemImportFromShareableHandle$: Scratch | undefined;
 let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param osHandle in `void *`: address or host buffer, or null.
+ * @param shHandleType in `CUmemAllocationHandleType`.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -359,7 +495,13 @@ export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType
   return s.u64[0];
 }
 let cuMemMap$c: NativeFunction | undefined;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param offset in `size_t`.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemMap', 'size', size, false);
@@ -370,7 +512,10 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
   if (status !== 0) throw fail('cuMemMap', status);
 }
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
@@ -380,7 +525,11 @@ export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[]
 }
 let cuMemPoolCreate$: Scratch | undefined;
 let cuMemPoolCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolProps in `const CUmemPoolProps *`: a `CUmemPoolProps_st` object or its bytes.
+ * @returns the value of `pool`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   const s = (cuMemPoolCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -390,14 +539,19 @@ export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.
   return s.address(0) as T.CUmemoryPool;
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `shareData_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `shareData_out`: out `CUmemPoolPtrExportData_st`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
@@ -406,7 +560,12 @@ export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   return shareData_out$;
 }
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle_out in `void *`: address or host buffer, or null.
+ * @param pool in `CUmemoryPool`.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
@@ -417,7 +576,11 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 }
 let cuMemPoolGetAccess$: Scratch | undefined;
 let cuMemPoolGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memPool in `CUmemoryPool`.
+ * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @returns the value of `flags`: out `CUmemAccess_flags *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -428,7 +591,11 @@ export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.C
   return s.i32[0] as T.CUmemAccess_flags;
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param attr in `CUmemPool_attribute`.
+ * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
@@ -440,7 +607,12 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 }
 let cuMemPoolImportFromShareableHandle$: Scratch | undefined;
 let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `void *`: address or host buffer, or null.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `pool_out`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -453,7 +625,11 @@ export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Returns `ptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
+ * @returns the value of `ptr_out`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -464,7 +640,10 @@ export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: U
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
   const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
@@ -473,7 +652,11 @@ export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T
   if (status !== 0) throw fail('cuMemPoolSetAccess', status);
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param attr in `CUmemPool_attribute`.
+ * @param value in value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | bigint): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
@@ -483,7 +666,11 @@ export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param minBytesToKeep in `size_t`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
   if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
@@ -491,7 +678,13 @@ export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.I
   if (status !== 0) throw fail('cuMemPoolTrimTo', status);
 }
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param dstDevice in `CUdevice`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
@@ -501,7 +694,13 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDev
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
 let cuMemPrefetchAsync_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param location in `CUmemLocation_st` by value.
+ * @param flags in `unsigned int`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync_v2', 'count', count, false);
@@ -512,8 +711,15 @@ export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, loc
   if (status !== 0) throw fail('cuMemPrefetchAsync_v2', status);
 }
 let cuMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param data in `void *`: address or host buffer covering `dataSize` bytes.
+ * @param dataSize in `size_t`.
+ * @param attribute in `CUmem_range_attribute`.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
@@ -523,7 +729,13 @@ export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attri
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
 let cuMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param data in `void **`: address or host buffer.
+ * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
+ * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
@@ -535,7 +747,9 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
 }
 let cuMemRelease$c: NativeFunction | undefined;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
@@ -543,7 +757,10 @@ export function cuMemRelease(handle: T.Int64): void {
 }
 let cuMemRetainAllocationHandle$: Scratch | undefined;
 let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param addr in `void *`: address or host buffer, or null.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -553,7 +770,11 @@ export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   return s.u64[0];
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
@@ -563,7 +784,10 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemUnmap$c: NativeFunction | undefined;
-/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemUnmap', 'size', size, false);

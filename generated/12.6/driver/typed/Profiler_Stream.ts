@@ -9,7 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuProfilerInitialize$c: NativeFunction | undefined;
-/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param configFile in string (`const char *`).
+ * @param outputFile in string (`const char *`).
+ * @param outputMode in `CUoutput_mode`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuProfilerInitialize(configFile: string, outputFile: string, outputMode: T.CUoutput_mode): void {
   if (typeof configFile !== 'string') throw argError('cuProfilerInitialize', 'configFile', 'a string', configFile);
   if (typeof outputFile !== 'string') throw argError('cuProfilerInitialize', 'outputFile', 'a string', outputFile);
@@ -18,19 +23,25 @@ export function cuProfilerInitialize(configFile: string, outputFile: string, out
   if (status !== 0) throw fail('cuProfilerInitialize', status);
 }
 let cuProfilerStart$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html). */
 export function cuProfilerStart(): void {
   const status = (cuProfilerStart$c ??= binder.native('cuProfilerStart'))();
   if (status !== 0) throw fail('cuProfilerStart', status);
 }
 let cuProfilerStop$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PROFILER.html). */
 export function cuProfilerStop(): void {
   const status = (cuProfilerStop$c ??= binder.native('cuProfilerStop'))();
   if (status !== 0) throw fail('cuProfilerStop', status);
 }
 let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extSemArray in array of `CUexternalSemaphore`; its length is passed as `numExtSems`.
+ * @param paramsArray in array of `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st`; its length is passed as `numExtSems`.
+ * @param stream in `CUstream`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuSignalExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray, false);
@@ -40,7 +51,12 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexter
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
 }
 let cuStreamAddCallback$c: NativeFunction | undefined;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param callback in C callback `CUstreamCallback`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
@@ -55,7 +71,12 @@ export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Poin
   }
 }
 let cuStreamAttachMemAsync$c: NativeFunction | undefined;
-/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param dptr in `CUdeviceptr`.
+ * @param length in `size_t`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
@@ -65,7 +86,11 @@ export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdev
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
 }
 let cuStreamBatchMemOp$c: NativeFunction | undefined;
-/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param paramArray in array of `struct CUstreamBatchMemOpParams_union`; its length is passed as `count`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
@@ -75,7 +100,11 @@ export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readon
   if (status !== 0) throw fail('cuStreamBatchMemOp', status);
 }
 let cuStreamBeginCapture$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param mode in `CUstreamCaptureMode`.
+ * @remarks ABI of CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @see {@link cuda-ts/objects!Stream#beginCapture | Stream.beginCapture} (objects layer) */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
@@ -83,7 +112,13 @@ export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstrea
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
 }
 let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param hGraph in `CUgraph`.
+ * @param dependencies in array of `CUgraphNode`; null allowed; its length is passed as `numDependencies`.
+ * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
+ * @param mode in `CUstreamCaptureMode`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array | null, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
@@ -95,7 +130,10 @@ export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: 
   if (status !== 0) throw fail('cuStreamBeginCaptureToGraph', status);
 }
 let cuStreamCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `CUstream`.
+ * @param src in `CUstream`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
@@ -104,7 +142,10 @@ export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream |
 }
 let cuStreamCreate$: Scratch | undefined;
 let cuStreamCreate$c: NativeFunction | undefined;
-/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `phStream`: out `CUstream *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -115,7 +156,12 @@ export function cuStreamCreate(Flags: number): T.CUstream {
 }
 let cuStreamCreateWithPriority$: Scratch | undefined;
 let cuStreamCreateWithPriority$c: NativeFunction | undefined;
-/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @param priority in `int`.
+ * @returns the value of `phStream`: out `CUstream *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -126,7 +172,9 @@ export function cuStreamCreateWithPriority(flags: number, priority: number): T.C
   return s.address(0) as T.CUstream;
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
-/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream | null): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
@@ -134,7 +182,10 @@ export function cuStreamDestroy(hStream: T.CUstream | null): void {
 }
 let cuStreamEndCapture$: Scratch | undefined;
 let cuStreamEndCapture$c: NativeFunction | undefined;
-/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `phGraph`: out `CUgraph *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   const s = (cuStreamEndCapture$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
@@ -144,7 +195,11 @@ export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   return s.address(0) as T.CUgraph;
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param attr in `CUstreamAttrID`.
+ * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
@@ -155,7 +210,10 @@ export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
 }
 let cuStreamGetCaptureInfo$: Scratch | undefined;
 let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`, `numDependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out `const CUgraphNode **`; `numDependencies_out`: out `size_t *`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
   const s = (cuStreamGetCaptureInfo$ ??= new Scratch(5));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
@@ -170,7 +228,11 @@ export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureSta
 }
 let cuStreamGetCaptureInfo_v3$: Scratch | undefined;
 let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param edgeData_out in `const CUgraphEdgeData **`: address or host buffer, or null.
+ * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
   const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(4));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
@@ -193,7 +255,10 @@ export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_o
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 9.2. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   const s = (cuStreamGetCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
@@ -204,7 +269,10 @@ export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
 }
 let cuStreamGetCtx_v2$: Scratch | undefined;
 let cuStreamGetCtx_v2$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Returns `pCtx`, `pGreenCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns `{ pCtx, pGreenCtx }`: `pCtx`: out `CUcontext *`; `pGreenCtx`: out `CUgreenCtx *`.
+ * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
   const s = (cuStreamGetCtx_v2$ ??= new Scratch(2));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
@@ -216,7 +284,10 @@ export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUconte
 }
 let cuStreamGetFlags$: Scratch | undefined;
 let cuStreamGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `flags`: out `unsigned int *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   const s = (cuStreamGetFlags$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
@@ -227,7 +298,10 @@ export function cuStreamGetFlags(hStream: T.CUstream | null): number {
 }
 let cuStreamGetGreenCtx$: Scratch | undefined;
 let cuStreamGetGreenCtx$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `phCtx`: out `CUgreenCtx *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
   const s = (cuStreamGetGreenCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
@@ -238,7 +312,10 @@ export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
 }
 let cuStreamGetId$: Scratch | undefined;
 let cuStreamGetId$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Returns `streamId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `streamId`: out `unsigned long long *`.
+ * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
   const s = (cuStreamGetId$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
@@ -249,7 +326,11 @@ export function cuStreamGetId(hStream: T.CUstream | null): bigint {
 }
 let cuStreamGetPriority$: Scratch | undefined;
 let cuStreamGetPriority$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Returns `priority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `priority`: out `int *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @see {@link cuda-ts/objects!Stream#priority | Stream.priority} (objects layer) */
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   const s = (cuStreamGetPriority$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
@@ -260,7 +341,10 @@ export function cuStreamGetPriority(hStream: T.CUstream | null): number {
 }
 let cuStreamIsCapturing$: Scratch | undefined;
 let cuStreamIsCapturing$c: NativeFunction | undefined;
-/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Returns `captureStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @returns the value of `captureStatus`: out `CUstreamCaptureStatus *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   const s = (cuStreamIsCapturing$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
@@ -270,7 +354,9 @@ export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptu
   return s.i32[0] as T.CUstreamCaptureStatus;
 }
 let cuStreamQuery$c: NativeFunction | undefined;
-/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamQuery$c ??= binder.native('cuStreamQuery'))(hStream);
@@ -278,7 +364,11 @@ export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
   return status;
 }
 let cuStreamSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param attr in `CUstreamAttrID`.
+ * @param value in `const CUstreamAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
@@ -287,7 +377,10 @@ export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
   if (status !== 0) throw fail('cuStreamSetAttribute', status);
 }
 let cuStreamSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @see {@link cuda-ts/objects!Stream#synchronize | Stream.synchronize} (objects layer) */
 export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   assertMayBlock('cuStreamSynchronize');
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
@@ -295,7 +388,11 @@ export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
 let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
@@ -305,7 +402,12 @@ export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, de
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies', status);
 }
 let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
+ * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
@@ -316,7 +418,12 @@ export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null,
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies_v2', status);
 }
 let cuStreamWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hStream in `CUstream`.
+ * @param hEvent in `CUevent`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @see {@link cuda-ts/objects!Stream#wait | Stream.wait} (objects layer) */
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -325,7 +432,12 @@ export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent 
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
 }
 let cuStreamWaitValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param addr in `CUdeviceptr`.
+ * @param value in `cuuint32_t`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
@@ -335,7 +447,12 @@ export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdevicep
   if (status !== 0) throw fail('cuStreamWaitValue32', status);
 }
 let cuStreamWaitValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param addr in `CUdeviceptr`.
+ * @param value in `cuuint64_t`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
@@ -345,7 +462,12 @@ export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdevicep
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
 }
 let cuStreamWriteValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param addr in `CUdeviceptr`.
+ * @param value in `cuuint32_t`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
@@ -355,7 +477,12 @@ export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdevice
   if (status !== 0) throw fail('cuStreamWriteValue32', status);
 }
 let cuStreamWriteValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param addr in `CUdeviceptr`.
+ * @param value in `cuuint64_t`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetAdaptiveClockInfoStatus$: Scratch | undefined;
 let nvmlDeviceGetAdaptiveClockInfoStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 12.6 Returns `adaptiveClockStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
@@ -21,7 +24,11 @@ export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetApplicationsClock$: Scratch | undefined;
 let nvmlDeviceGetApplicationsClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param clockType in `nvmlClockType_t`.
+ * @returns the value of `clockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
@@ -33,7 +40,10 @@ export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, cl
 }
 let nvmlDeviceGetArchitecture$: Scratch | undefined;
 let nvmlDeviceGetArchitecture$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 12.6 Returns `arch`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `arch`: out `nvmlDeviceArchitecture_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetArchitecture$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
@@ -43,7 +53,10 @@ export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number
   return s.u32[0];
 }
 let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 12.6 Returns `attributes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
   const attributes$ = new Uint8Array(40);
@@ -53,7 +66,10 @@ export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDe
 }
 let nvmlDeviceGetAutoBoostedClocksEnabled$: Scratch | undefined;
 let nvmlDeviceGetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 12.6 Returns `isEnabled`, `defaultIsEnabled`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ isEnabled, defaultIsEnabled }`: `isEnabled`: out `nvmlEnableState_t *`; `defaultIsEnabled`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
@@ -64,7 +80,10 @@ export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
   return { isEnabled: s.i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s.i32[2] as T.nvmlEnableState_t };
 }
 let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 12.6 Returns `bar1Memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
@@ -74,7 +93,10 @@ export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nv
 }
 let nvmlDeviceGetBoardId$: Scratch | undefined;
 let nvmlDeviceGetBoardId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 12.6 Returns `boardId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `boardId`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBoardId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
@@ -84,7 +106,11 @@ export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   return s.u32[0];
 }
 let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 12.6 Returns `partNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `partNumber`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);

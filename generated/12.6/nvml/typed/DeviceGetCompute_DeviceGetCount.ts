@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetComputeInstanceId$: Scratch | undefined;
 let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Returns `id`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `id`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
@@ -21,7 +24,10 @@ export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): n
 }
 let nvmlDeviceGetComputeMode$: Scratch | undefined;
 let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 12.6 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlComputeMode_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
@@ -32,7 +38,10 @@ export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlC
 }
 let nvmlDeviceGetComputeRunningProcesses$: Scratch | undefined;
 let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Returns `infos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
@@ -50,16 +59,24 @@ export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | nu
   return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 12.6 Returns `gpuAtstReport`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuAttestationReport_st {
+/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpuAtstReport in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
+ * @returns the value of `gpuAtstReport`: in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t | null, gpuAtstReport?: Partial<T.nvmlConfComputeGpuAttestationReport_st> | Uint8Array): T.nvmlConfComputeGpuAttestationReport_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'device', device, true) as typeof device;
-  const gpuAtstReport$ = new Uint8Array(12332);
+  const gpuAtstReport$ = new Uint8Array(records.nvmlConfComputeGpuAttestationReport_st().size);
+  if (gpuAtstReport != null) gpuAtstReport$.set(new Uint8Array(recordArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'gpuAtstReport', records.nvmlConfComputeGpuAttestationReport_st(), gpuAtstReport, false) as Uint8Array).subarray(0, gpuAtstReport$.length));
   const status = (nvmlDeviceGetConfComputeGpuAttestationReport$c ??= binder.native('nvmlDeviceGetConfComputeGpuAttestationReport'))(device, gpuAtstReport$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeGpuAttestationReport', status);
   return decodeRecord<T.nvmlConfComputeGpuAttestationReport_st>(records.nvmlConfComputeGpuAttestationReport_st(), gpuAtstReport$);
 }
 let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 12.6 Returns `gpuCert`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `gpuCert`: out `nvmlConfComputeGpuCertificate_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuCertificate_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuCertificate', 'device', device, true) as typeof device;
   const gpuCert$ = new Uint8Array(9224);
@@ -68,7 +85,10 @@ export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | 
   return decodeRecord<T.nvmlConfComputeGpuCertificate_st>(records.nvmlConfComputeGpuCertificate_st(), gpuCert$);
 }
 let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 12.6 Returns `memInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `memInfo`: out `nvmlConfComputeMemSizeInfo_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | null): T.nvmlConfComputeMemSizeInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeMemSizeInfo', 'device', device, true) as typeof device;
   const memInfo$ = new Uint8Array(16);
@@ -77,7 +97,10 @@ export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | nul
   return decodeRecord<T.nvmlConfComputeMemSizeInfo_st>(records.nvmlConfComputeMemSizeInfo_st(), memInfo$);
 }
 let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.6 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `memory`: out `nvmlMemory_st`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
@@ -87,7 +110,9 @@ export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevic
 }
 let nvmlDeviceGetCount$: Scratch | undefined;
 let nvmlDeviceGetCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Returns `deviceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `deviceCount`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
   const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
   s.u64[0] = 0n;

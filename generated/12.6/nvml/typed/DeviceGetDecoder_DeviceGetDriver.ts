@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetDecoderUtilization$: Scratch | undefined;
 let nvmlDeviceGetDecoderUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetDecoderUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
@@ -22,7 +25,11 @@ export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceGetDefaultApplicationsClock$: Scratch | undefined;
 let nvmlDeviceGetDefaultApplicationsClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param clockType in `nvmlClockType_t`.
+ * @returns the value of `clockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetDefaultApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
@@ -34,7 +41,10 @@ export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetDefaultEccMode$: Scratch | undefined;
 let nvmlDeviceGetDefaultEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 12.6 Returns `defaultMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `defaultMode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDefaultEccMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
@@ -44,7 +54,12 @@ export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nv
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 12.6 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param errorType in `nvmlMemoryErrorType_t`.
+ * @param counterType in `nvmlEccCounterType_t`.
+ * @returns the value of `eccCounts`: out `nvmlEccErrorCounts_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): T.nvmlEccErrorCounts_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
   if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetDetailedEccErrors', 'errorType', 'i32', errorType);
@@ -56,7 +71,10 @@ export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, er
 }
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param migDevice in `nvmlDevice_t`.
+ * @returns the value of `device`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
   const s = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= new Scratch(1));
   if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
@@ -67,7 +85,10 @@ export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDe
 }
 let nvmlDeviceGetDisplayActive$: Scratch | undefined;
 let nvmlDeviceGetDisplayActive$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.6 Returns `isActive`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isActive`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayActive$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
@@ -78,7 +99,10 @@ export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvm
 }
 let nvmlDeviceGetDisplayMode$: Scratch | undefined;
 let nvmlDeviceGetDisplayMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 12.6 Returns `display`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `display`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
@@ -89,7 +113,10 @@ export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlE
 }
 let nvmlDeviceGetDriverModel$: Scratch | undefined;
 let nvmlDeviceGetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 12.6 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ current, pending }`: `current`: out `nvmlDriverModel_t *`; `pending`: out `nvmlDriverModel_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
   const s = (nvmlDeviceGetDriverModel$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetFanControlPolicy_v2$: Scratch | undefined;
 let nvmlDeviceGetFanControlPolicy_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 12.6 Returns `policy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
@@ -22,7 +26,10 @@ export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 12.6 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `speed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
@@ -33,7 +40,11 @@ export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetFanSpeed_v2$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 12.6 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `speed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
@@ -44,7 +55,12 @@ export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   return s.u32[0];
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 12.6 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param valuesCount in `int`.
+ * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
+ * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
+ * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -56,7 +72,10 @@ export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCo
 }
 let nvmlDeviceGetGpcClkMinMaxVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 12.6 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
@@ -68,7 +87,10 @@ export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetGpcClkVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 12.6 Returns `offset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `offset`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
@@ -78,7 +100,10 @@ export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): numb
   return s.i32[0];
 }
 let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Returns `gpuFabricInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(28);
@@ -87,7 +112,11 @@ export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvm
   return decodeRecord<T.nvmlGpuFabricInfo_t>(records.nvmlGpuFabricInfo_t(), gpuFabricInfo$);
 }
 let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Returns `gpuFabricInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpuFabricInfo in/out `nvmlGpuFabricInfo_v2_t`: fields given here in, the record the call fills returned (version 0x2000024 set for you).
+ * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v2_t`: fields given here in, the record the call fills returned (version 0x2000024 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v2_t> | Uint8Array): T.nvmlGpuFabricInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v2_t().size);
@@ -99,7 +128,11 @@ export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFa
 }
 let nvmlDeviceGetGpuInstanceById$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceById$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.6 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param id in `unsigned int`.
+ * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
@@ -111,7 +144,10 @@ export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: 
 }
 let nvmlDeviceGetGpuInstanceId$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Returns `id`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `id`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
@@ -122,7 +158,11 @@ export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): numbe
 }
 let nvmlDeviceGetGpuInstancePossiblePlacements$: Scratch | undefined;
 let nvmlDeviceGetGpuInstancePossiblePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `placements`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
@@ -141,7 +181,11 @@ export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_
   return decodeRecords<T.nvmlGpuInstancePlacement_st>(records.nvmlGpuInstancePlacement_st(), placements$, n);
 }
 let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profile in `unsigned int`.
+ * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
@@ -151,7 +195,12 @@ export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | nul
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_st>(records.nvmlGpuInstanceProfileInfo_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profile in `unsigned int`.
+ * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
+ * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -164,7 +213,11 @@ export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | nu
 }
 let nvmlDeviceGetGpuInstanceRemainingCapacity$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceRemainingCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
@@ -176,7 +229,11 @@ export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t
 }
 let nvmlDeviceGetGpuInstances$: Scratch | undefined;
 let nvmlDeviceGetGpuInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `gpuInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
@@ -196,7 +253,10 @@ export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profile
 }
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$: Scratch | undefined;
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 12.6 Returns `maxLinkGenDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `maxLinkGenDevice`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
@@ -207,7 +267,10 @@ export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetGpuOperationMode$: Scratch | undefined;
 let nvmlDeviceGetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 12.6 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   const s = (nvmlDeviceGetGpuOperationMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetGraphicsRunningProcesses$: Scratch | undefined;
 let nvmlDeviceGetGraphicsRunningProcesses$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Returns `infos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetGraphicsRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
@@ -28,7 +31,10 @@ export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | n
   return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
 }
 let nvmlDeviceGetGridLicensableFeatures$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 12.6 Returns `pGridLicensableFeatures`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pGridLicensableFeatures`: out `nvmlGridLicensableFeatures_st`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | null): T.nvmlGridLicensableFeatures_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGridLicensableFeatures', 'device', device, true) as typeof device;
   const pGridLicensableFeatures$ = new Uint8Array(860);
@@ -38,7 +44,10 @@ export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetGspFirmwareMode$: Scratch | undefined;
 let nvmlDeviceGetGspFirmwareMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 12.6 Returns `isEnabled`, `defaultMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ isEnabled, defaultMode }`: `isEnabled`: out `unsigned int *`; `defaultMode`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { isEnabled: number; defaultMode: number } {
   const s = (nvmlDeviceGetGspFirmwareMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
@@ -49,16 +58,23 @@ export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { i
   return { isEnabled: s.u32[0], defaultMode: s.u32[2] };
 }
 let nvmlDeviceGetGspFirmwareVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null, version: T.Pointer): void {
+/** `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `version`: out text (`char *`, 64 bytes).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareVersion', 'device', device, true) as typeof device;
-  pointerArg('nvmlDeviceGetGspFirmwareVersion', 'version', version, true);
-  const status = (nvmlDeviceGetGspFirmwareVersion$c ??= binder.native('nvmlDeviceGetGspFirmwareVersion'))(device, version);
+  const version$ = new Uint8Array(64);
+  const status = (nvmlDeviceGetGspFirmwareVersion$c ??= binder.native('nvmlDeviceGetGspFirmwareVersion'))(device, version$);
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareVersion', status);
+  return textFrom(version$);
 }
 let nvmlDeviceGetHandleByIndex$: Scratch | undefined;
 let nvmlDeviceGetHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param index in `unsigned int`.
+ * @returns the value of `device`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByIndex$ ??= new Scratch(1));
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
@@ -69,7 +85,10 @@ export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
 }
 let nvmlDeviceGetHandleByPciBusId$: Scratch | undefined;
 let nvmlDeviceGetHandleByPciBusId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciBusId in string (`const char *`).
+ * @returns the value of `device`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByPciBusId$ ??= new Scratch(1));
   if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
@@ -80,7 +99,10 @@ export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t 
 }
 let nvmlDeviceGetHandleBySerial$: Scratch | undefined;
 let nvmlDeviceGetHandleBySerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param serial in string (`const char *`).
+ * @returns the value of `device`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleBySerial$ ??= new Scratch(1));
   if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
@@ -91,7 +113,10 @@ export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
 }
 let nvmlDeviceGetHandleByUUID$: Scratch | undefined;
 let nvmlDeviceGetHandleByUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param uuid in string (`const char *`).
+ * @returns the value of `device`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByUUID(uuid: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByUUID$ ??= new Scratch(1));
   if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);

@@ -8,22 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetMemoryAffinity$: Scratch | undefined;
 let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 12.6 Returns `nodeSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): bigint {
-  const s = (nvmlDeviceGetMemoryAffinity$ ??= new Scratch(1));
+/** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param nodeSetSize in `unsigned int`.
+ * @param scope in `nvmlAffinityScope_t`.
+ * @returns the value of `nodeSet`: out array of `u64`, `nodeSetSize` long.
+ * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
   if (typeof nodeSetSize !== 'number' || (nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
-  s.u64[0] = 0n;
   if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetMemoryAffinity', 'scope', 'u32', scope);
-  const status = (nvmlDeviceGetMemoryAffinity$c ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, s.slot(0), scope);
+  const nodeSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', nodeSetSize)));
+  const status = (nvmlDeviceGetMemoryAffinity$c ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, nodeSet$, scope);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryAffinity', status);
-  return s.u64[0];
+  return nodeSet$.slice(0, Number(nodeSetSize));
 }
 let nvmlDeviceGetMemoryBusWidth$: Scratch | undefined;
 let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 12.6 Returns `busWidth`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `busWidth`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
@@ -34,7 +40,13 @@ export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): numb
 }
 let nvmlDeviceGetMemoryErrorCounter$: Scratch | undefined;
 let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 12.6 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param errorType in `nvmlMemoryErrorType_t`.
+ * @param counterType in `nvmlEccCounterType_t`.
+ * @param locationType in `nvmlMemoryLocation_t`.
+ * @returns the value of `count`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
   const s = (nvmlDeviceGetMemoryErrorCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
@@ -47,7 +59,10 @@ export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, e
   return s.u64[0];
 }
 let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.6 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `memory`: out `nvmlMemory_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
@@ -56,7 +71,11 @@ export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMe
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
 let nvmlDeviceGetMemoryInfo_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 12.6 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param memory in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
+ * @returns the value of `memory`: in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory?: Partial<T.nvmlMemory_v2_st> | Uint8Array): T.nvmlMemory_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo_v2', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(records.nvmlMemory_v2_st().size);
@@ -68,7 +87,11 @@ export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory
 }
 let nvmlDeviceGetMigDeviceHandleByIndex$: Scratch | undefined;
 let nvmlDeviceGetMigDeviceHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 12.6 Returns `migDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param index in `unsigned int`.
+ * @returns the value of `migDevice`: out `nvmlDevice_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
@@ -80,7 +103,10 @@ export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetMigMode$: Scratch | undefined;
 let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 12.6 Returns `currentMode`, `pendingMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ currentMode, pendingMode }`: `currentMode`: out `unsigned int *`; `pendingMode`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
   const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
@@ -92,7 +118,12 @@ export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMo
 }
 let nvmlDeviceGetMinMaxClockOfPState$: Scratch | undefined;
 let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 12.6 Returns `minClockMHz`, `maxClockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param type in `nvmlClockType_t`.
+ * @param pstate in `nvmlPstates_t`.
+ * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
@@ -106,7 +137,10 @@ export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetMinMaxFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 12.6 Returns `minSpeed`, `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 12.6 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param lastSeenTimeStamp in `unsigned long long`.
+ * @returns the value of `utilization`: out array of `struct nvmlProcessUtilizationSample_st`: its length asked first through `processSamplesCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
@@ -29,7 +33,11 @@ export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, l
   return decodeRecords<T.nvmlProcessUtilizationSample_st>(records.nvmlProcessUtilizationSample_st(), utilization$, n);
 }
 let nvmlDeviceGetProcessesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 12.6 Returns `procesesUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param procesesUtilInfo in/out `nvmlProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `procesesUtilInfo`: in/out `nvmlProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | null, procesesUtilInfo?: Partial<T.nvmlProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlProcessesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const procesesUtilInfo$ = new Uint8Array(records.nvmlProcessesUtilizationInfo_v1_t().size);
@@ -41,7 +49,10 @@ export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetRemappedRows$: Scratch | undefined;
 let nvmlDeviceGetRemappedRows$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 12.6 Returns `corrRows`, `uncRows`, `isPending`, `failureOccurred`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ corrRows, uncRows, isPending, failureOccurred }`: `corrRows`: out `unsigned int *`; `uncRows`: out `unsigned int *`; `isPending`: out `unsigned int *`; `failureOccurred`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
   const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(4));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
@@ -55,7 +66,11 @@ export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corr
 }
 let nvmlDeviceGetRetiredPages$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 12.6 Returns `addresses`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cause in `nvmlPageRetirementCause_t`.
+ * @returns the value of `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
@@ -75,7 +90,10 @@ export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: 
 }
 let nvmlDeviceGetRetiredPagesPendingStatus$: Scratch | undefined;
 let nvmlDeviceGetRetiredPagesPendingStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 12.6 Returns `isPending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isPending`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetRetiredPagesPendingStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
@@ -86,7 +104,11 @@ export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | 
 }
 let nvmlDeviceGetRetiredPages_v2$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 12.6 Returns `addresses`, `timestamps`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param cause in `nvmlPageRetirementCause_t`.
+ * @returns `{ addresses, timestamps }`: `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair); `timestamps`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
@@ -106,7 +128,10 @@ export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, caus
   return { addresses: addresses$.slice(0, n), timestamps: timestamps$.slice(0, n) };
 }
 let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 12.6 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
@@ -115,7 +140,11 @@ export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null)
   return decodeRecord<T.nvmlRowRemapperHistogramValues_st>(records.nvmlRowRemapperHistogramValues_st(), values$);
 }
 let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 12.6 Returns `plist`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param plist in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `plist`: in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | null, plist?: Partial<T.nvmlProcessDetailList_v1_t> | Uint8Array): T.nvmlProcessDetailList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
   const plist$ = new Uint8Array(records.nvmlProcessDetailList_v1_t().size);

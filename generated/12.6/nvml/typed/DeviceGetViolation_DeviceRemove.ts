@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 12.6 Returns `violTime`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param perfPolicyType in `nvmlPerfPolicyType_t`.
+ * @returns the value of `violTime`: out `nvmlViolationTime_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
@@ -20,7 +24,10 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
 }
 let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
 let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 12.6 Returns `pVirtualMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
@@ -31,7 +38,10 @@ export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 12.6 Returns `isMigDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isMigDevice`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
@@ -41,7 +51,10 @@ export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): numb
   return s.u32[0];
 }
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @param newState in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -50,7 +63,11 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
 }
 let nvmlDeviceOnSameBoard$: Scratch | undefined;
 let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 12.6 Returns `onSameBoard`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @returns the value of `onSameBoard`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
@@ -62,7 +79,10 @@ export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T
 }
 let nvmlDeviceQueryDrainState$: Scratch | undefined;
 let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 12.6 Returns `currentState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @returns the value of `currentState`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
   const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
@@ -72,7 +92,11 @@ export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param eventTypes in `unsigned long long`.
+ * @param set in `nvmlEventSet_t`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
   if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
@@ -81,7 +105,11 @@ export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTyp
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }
 let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @param gpuState in `nvmlDetachGpuState_t`.
+ * @param linkState in `nvmlPcieLinkState_t`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);

@@ -9,14 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
 let nvmlErrorString$c: NativeFunction | undefined;
-/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.6 */
+/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.6
+ * @param result_ in `nvmlReturn_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
@@ -24,7 +29,9 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
 }
 let nvmlEventSetCreate$: Scratch | undefined;
 let nvmlEventSetCreate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Returns `set`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `set`: out `nvmlEventSet_t *`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   const s = (nvmlEventSetCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -33,14 +40,20 @@ export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   return s.address(0) as T.nvmlEventSet_t;
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param set in `nvmlEventSet_t`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 12.6 Returns `data`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param set in `nvmlEventSet_t`.
+ * @param timeoutms in `unsigned int`.
+ * @returns the value of `data`: out `nvmlEventData_st`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
@@ -51,7 +64,9 @@ export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number
 }
 let nvmlGetExcludedDeviceCount$: Scratch | undefined;
 let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Returns `deviceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `deviceCount`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
   const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -60,7 +75,10 @@ export function nvmlGetExcludedDeviceCount(): number {
   return s.u32[0];
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param index in `unsigned int`.
+ * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
@@ -69,7 +87,11 @@ export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedD
   return decodeRecord<T.nvmlExcludedDeviceInfo_st>(records.nvmlExcludedDeviceInfo_st(), info$);
 }
 let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 12.6 Returns `compatibilityInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuMetadata in `nvmlVgpuMetadata_t *`: a `nvmlVgpuMetadata_st` object or its bytes.
+ * @param pgpuMetadata in `nvmlVgpuPgpuMetadata_t *`: a `nvmlVgpuPgpuMetadata_st` object or its bytes.
+ * @returns the value of `compatibilityInfo`: out `nvmlVgpuPgpuCompatibility_st`.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | Uint8Array, pgpuMetadata: T.nvmlVgpuPgpuMetadata_st | Uint8Array): T.nvmlVgpuPgpuCompatibility_st {
   const vgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'vgpuMetadata', records.nvmlVgpuMetadata_st(), vgpuMetadata, false);
   const pgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'pgpuMetadata', records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata, false);
@@ -80,7 +102,10 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
 }
 let nvmlGetVgpuDriverCapabilities$: Scratch | undefined;
 let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param capability in `nvmlVgpuDriverCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
@@ -90,7 +115,9 @@ export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapabi
   return s.u32[0];
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Returns `supported`, `current`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ supported, current }`: `supported`: out `nvmlVgpuVersion_st`; `current`: out `nvmlVgpuVersion_st`.
+ * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {
   const supported$ = new Uint8Array(8);
   const current$ = new Uint8Array(8);

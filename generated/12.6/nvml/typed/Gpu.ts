@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlGpuInstanceCreateComputeInstance$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -22,7 +26,12 @@ export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInsta
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -34,7 +43,9 @@ export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T
   return s.address(0) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
@@ -42,7 +53,11 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null):
 }
 let nvmlGpuInstanceGetComputeInstanceById$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceById$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param id in `unsigned int`.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -54,7 +69,11 @@ export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInst
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `placements`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
   const s = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -73,7 +92,12 @@ export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance:
   return decodeRecords<T.nvmlComputeInstancePlacement_st>(records.nvmlComputeInstancePlacement_st(), placements$, n);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profile in `unsigned int`.
+ * @param engProfile in `unsigned int`.
+ * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
@@ -84,7 +108,13 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvml
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_st>(records.nvmlComputeInstanceProfileInfo_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profile in `unsigned int`.
+ * @param engProfile in `unsigned int`.
+ * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
+ * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -98,7 +128,11 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -110,7 +144,11 @@ export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: 
 }
 let nvmlGpuInstanceGetComputeInstances$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 12.6 Returns `computeInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -129,7 +167,10 @@ export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstanc
   return Array.from(computeInstances$.subarray(0, n), (x) => Number(x) as T.nvmlComputeInstance_t);
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 12.6 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaGraphAddChildGraphNode$: Scratch | undefined;
 let cudaGraphAddChildGraphNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param childGraph in `cudaGraph_t`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddChildGraphNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -23,7 +28,12 @@ export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDepende
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param from in array of `cudaGraphNode_t`; null allowed.
+ * @param to in array of `cudaGraphNode_t`; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies', 'from', 'address', from, true);
@@ -33,7 +43,13 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: read
   if (status !== 0) throw fail('cudaGraphAddDependencies', status);
 }
 let cudaGraphAddDependencies_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param from in array of `cudaGraphNode_t`; null allowed.
+ * @param to in array of `cudaGraphNode_t`; null allowed.
+ * @param edgeData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddDependencies_v2', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies_v2', 'from', 'address', from, true);
@@ -45,7 +61,11 @@ export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: r
 }
 let cudaGraphAddEmptyNode$: Scratch | undefined;
 let cudaGraphAddEmptyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddEmptyNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -58,7 +78,12 @@ export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies
 }
 let cudaGraphAddEventRecordNode$: Scratch | undefined;
 let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param event in `cudaEvent_t`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventRecordNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -72,7 +97,12 @@ export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDepend
 }
 let cudaGraphAddEventWaitNode$: Scratch | undefined;
 let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param event in `cudaEvent_t`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventWaitNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -86,7 +116,12 @@ export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependen
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -100,7 +135,12 @@ export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | 
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -114,7 +154,12 @@ export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | nu
 }
 let cudaGraphAddHostNode$: Scratch | undefined;
 let cudaGraphAddHostNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaHostNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddHostNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -128,7 +173,12 @@ export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies:
 }
 let cudaGraphAddKernelNode$: Scratch | undefined;
 let cudaGraphAddKernelNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaKernelNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddKernelNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -142,13 +192,19 @@ export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencie
 }
 let cudaGraphAddMemAllocNode$: Scratch | undefined;
 let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
+/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param nodeParams in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
+ * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaMemAllocNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
   const s = (cudaGraphAddMemAllocNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
-  const nodeParams$ = new Uint8Array(120);
+  const nodeParams$ = new Uint8Array(records.cudaMemAllocNodeParams().size);
+  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddMemAllocNode', 'nodeParams', records.cudaMemAllocNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddMemAllocNode', status);
@@ -156,7 +212,12 @@ export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependenc
 }
 let cudaGraphAddMemFreeNode$: Scratch | undefined;
 let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param dptr in `void *`: address or host buffer, or null.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dptr: T.Pointer): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemFreeNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -170,7 +231,12 @@ export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependenci
 }
 let cudaGraphAddMemcpyNode$: Scratch | undefined;
 let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param pCopyParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pCopyParams: T.cudaMemcpy3DParms | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -184,13 +250,23 @@ export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencie
 }
 let cudaGraphAddMemcpyNode1D$: Scratch | undefined;
 let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode1D$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
@@ -201,13 +277,24 @@ export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependenc
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeFromSymbol$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
@@ -219,13 +306,24 @@ export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pD
 }
 let cudaGraphAddMemcpyNodeToSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeToSymbol$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
   pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
@@ -237,7 +335,12 @@ export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDep
 }
 let cudaGraphAddMemsetNode$: Scratch | undefined;
 let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param pMemsetParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
+ * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pMemsetParams: T.cudaMemsetParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemsetNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -251,13 +354,19 @@ export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencie
 }
 let cudaGraphAddNode$: Scratch | undefined;
 let cudaGraphAddNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
+/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param nodeParams in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
+ * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaGraphNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddNode', 'pDependencies', 'address', pDependencies, false);
-  const nodeParams$ = new Uint8Array(256);
+  const nodeParams$ = new Uint8Array(records.cudaGraphNodeParams().size);
+  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddNode', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddNode', status);
@@ -265,7 +374,12 @@ export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: rea
 }
 let cudaGraphAddNode_v2$: Scratch | undefined;
 let cudaGraphAddNode_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
+ * @param dependencyData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
+ * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: out `cudaGraphNodeParams`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode_v2(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pNodeParams`: out `cudaHostNodeParams`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaHostNodeParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(16);
@@ -18,7 +21,10 @@ export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cu
   return decodeRecord<T.cudaHostNodeParams>(records.cudaHostNodeParams(), pNodeParams$);
 }
 let cudaGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
@@ -27,7 +33,11 @@ export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNode
 }
 let cudaGraphInstantiate$: Scratch | undefined;
 let cudaGraphInstantiate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphExec`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -39,7 +49,11 @@ export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64
 }
 let cudaGraphInstantiateWithFlags$: Scratch | undefined;
 let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphExec`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -51,18 +65,26 @@ export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags
 }
 let cudaGraphInstantiateWithParams$: Scratch | undefined;
 let cudaGraphInstantiateWithParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphExec`, `instantiateParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
+/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `cudaGraph_t`.
+ * @param instantiateParams in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
+ * @returns `{ pGraphExec, instantiateParams }`: `pGraphExec`: out `cudaGraphExec_t *`; `instantiateParams`: in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null, instantiateParams?: Partial<T.cudaGraphInstantiateParams_st> | Uint8Array): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
   const s = (cudaGraphInstantiateWithParams$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
-  const instantiateParams$ = new Uint8Array(32);
+  const instantiateParams$ = new Uint8Array(records.cudaGraphInstantiateParams_st().size);
+  if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cudaGraphInstantiateWithParams', 'instantiateParams', records.cudaGraphInstantiateParams_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
   const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.slot(0), graph, instantiateParams$);
   if (status !== 0) throw fail('cudaGraphInstantiateWithParams', status);
   return { pGraphExec: s.address(0) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hSrc in `cudaGraphNode_t`.
+ * @param hDst in `cudaGraphNode_t`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null, hDst: T.cudaGraphNode_t | null): void {
   if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || hSrc % 1 !== 0) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
   if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || hDst % 1 !== 0) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
@@ -70,7 +92,11 @@ export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null
   if (status !== 0) throw fail('cudaGraphKernelNodeCopyAttributes', status);
 }
 let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Returns `value_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `cudaGraphNode_t`.
+ * @param attr in `cudaLaunchAttributeID`.
+ * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
@@ -80,7 +106,10 @@ export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null,
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
 let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(56);
@@ -89,7 +118,11 @@ export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaKernelNodeParams>(records.cudaKernelNodeParams(), pNodeParams$);
 }
 let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hNode in `cudaGraphNode_t`.
+ * @param attr in `cudaLaunchAttributeID`.
+ * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
@@ -98,7 +131,10 @@ export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null,
   if (status !== 0) throw fail('cudaGraphKernelNodeSetAttribute', status);
 }
 let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `cudaGraphNode_t`.
+ * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);

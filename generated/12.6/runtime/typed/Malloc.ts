@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaMalloc$: Scratch | undefined;
 let cudaMalloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   const s = (cudaMalloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,7 +24,13 @@ export function cudaMalloc(size: T.Int64): T.DevicePointer {
 }
 let cudaMallocArray$: Scratch | undefined;
 let cudaMallocArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `array`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   const s = (cudaMallocArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -35,7 +44,11 @@ export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, widt
 }
 let cudaMallocAsync$: Scratch | undefined;
 let cudaMallocAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param hStream in `cudaStream_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -47,7 +60,12 @@ export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): 
 }
 let cudaMallocFromPoolAsync$: Scratch | undefined;
 let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param memPool in `cudaMemPool_t`.
+ * @param stream in `cudaStream_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -60,7 +78,10 @@ export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t 
 }
 let cudaMallocHost$: Scratch | undefined;
 let cudaMallocHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   const s = (cudaMallocHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -71,7 +92,11 @@ export function cudaMallocHost(size: T.Int64): number {
 }
 let cudaMallocManaged$: Scratch | undefined;
 let cudaMallocManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   const s = (cudaMallocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -83,7 +108,13 @@ export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer
 }
 let cudaMallocMipmappedArray$: Scratch | undefined;
 let cudaMallocMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `mipmappedArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param extent in `cudaExtent` by value.
+ * @param numLevels in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -97,7 +128,11 @@ export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Ar
 }
 let cudaMallocPitch$: Scratch | undefined;
 let cudaMallocPitch$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Returns `devPtr`, `pitch`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   const s = (cudaMallocPitch$ ??= new Scratch(2));
   s.u64[0] = 0n;

@@ -9,10 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaMemcpy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
   pointerArg('cudaMemcpy', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
   pointerArg('cudaMemcpy', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy', 'kind', 'i32', kind);
@@ -20,7 +27,17 @@ export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind:
   if (status !== 0) throw fail('cudaMemcpy', status);
 }
 let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffsetDst in `size_t`.
+ * @param hOffsetDst in `size_t`.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffsetSrc in `size_t`.
+ * @param hOffsetSrc in `size_t`.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyArrayToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyArrayToArray', 'dst', dst, true) as typeof dst;
@@ -35,9 +52,17 @@ export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
 }
 let cudaMemcpyAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
   pointerArg('cudaMemcpyAsync', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
   pointerArg('cudaMemcpyAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyAsync', 'kind', 'i32', kind);
@@ -46,9 +71,18 @@ export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, 
   if (status !== 0) throw fail('cudaMemcpyAsync', status);
 }
 let cudaMemcpyFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromArray');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'count', count, false);
   pointerArg('cudaMemcpyFromArray', 'dst', dst, true, count);
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArray', 'src', src, true) as typeof src;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'wOffset', wOffset, false);
@@ -59,8 +93,18 @@ export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | n
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
 }
 let cudaMemcpyFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromArrayAsync', 'dst', dst, true, count);
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArrayAsync', 'src', src, true) as typeof src;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'wOffset', wOffset, false);
@@ -72,10 +116,18 @@ export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
 }
 let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromSymbol');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbol', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbol', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'offset', offset, false);
@@ -84,9 +136,18 @@ export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
 }
 let cudaMemcpyFromSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbolAsync', 'dst', dst, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbolAsync', 'symbol', symbol, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'offset', offset, false);
@@ -96,11 +157,19 @@ export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, cou
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
 }
 let cudaMemcpyPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param dstDevice in `int`.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param srcDevice in `int`.
+ * @param count in `size_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
   assertMayBlock('cudaMemcpyPeer');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
   pointerArg('cudaMemcpyPeer', 'dst', dst, true, count);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeer', 'dstDevice', 'i32', dstDevice);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
   pointerArg('cudaMemcpyPeer', 'src', src, true, count);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeer', 'srcDevice', 'i32', srcDevice);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
@@ -108,10 +177,19 @@ export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
 }
 let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param dstDevice in `int`.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param srcDevice in `int`.
+ * @param count in `size_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   pointerArg('cudaMemcpyPeerAsync', 'dst', dst, true, count);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeerAsync', 'dstDevice', 'i32', dstDevice);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   pointerArg('cudaMemcpyPeerAsync', 'src', src, true, count);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeerAsync', 'srcDevice', 'i32', srcDevice);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
@@ -120,12 +198,21 @@ export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Po
   if (status !== 0) throw fail('cudaMemcpyPeerAsync', status);
 }
 let cudaMemcpyToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArray', 'dst', dst, true) as typeof dst;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'wOffset', wOffset, false);
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
   pointerArg('cudaMemcpyToArray', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArray', 'kind', 'i32', kind);
@@ -133,11 +220,21 @@ export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, h
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
 }
 let cudaMemcpyToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArrayAsync', 'dst', dst, true) as typeof dst;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'wOffset', wOffset, false);
   if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
   pointerArg('cudaMemcpyToArrayAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArrayAsync', 'kind', 'i32', kind);
@@ -146,10 +243,18 @@ export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
 }
 let cudaMemcpyToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToSymbol');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   pointerArg('cudaMemcpyToSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   pointerArg('cudaMemcpyToSymbol', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'offset', offset, false);
@@ -158,9 +263,18 @@ export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.I
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
 }
 let cudaMemcpyToSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param src in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param offset in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyToSymbolAsync', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyToSymbolAsync', 'src', src, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'offset', offset, false);

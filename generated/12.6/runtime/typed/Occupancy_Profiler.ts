@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
 let cudaOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.6 Returns `dynamicSmemSize`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param numBlocks in `int`.
+ * @param blockSize in `int`.
+ * @returns the value of `dynamicSmemSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
   const s = (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -23,7 +28,12 @@ export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBl
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -36,7 +46,13 @@ export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, b
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -50,7 +66,11 @@ export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.P
 }
 let cudaOccupancyMaxActiveClusters$: Scratch | undefined;
 let cudaOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Returns `numClusters`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
+ * @returns the value of `numClusters`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   const s = (cudaOccupancyMaxActiveClusters$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -62,7 +82,11 @@ export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.
 }
 let cudaOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cudaOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Returns `clusterSize`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `const void *`: address or host buffer, or null.
+ * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
+ * @returns the value of `clusterSize`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   const s = (cudaOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -73,13 +97,17 @@ export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConf
   return s.i32[0];
 }
 let cudaPeekAtLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaPeekAtLastError(): void {
   const status = (cudaPeekAtLastError$c ??= binder.native('cudaPeekAtLastError'))();
   if (status !== 0) throw fail('cudaPeekAtLastError', status);
 }
 let cudaPointerGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Returns `attributes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `const void *`: address or host buffer, or null.
+ * @returns the value of `attributes`: out `cudaPointerAttributes`.
+ * @remarks [NVIDIA group `CUDART_UNIFIED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__UNIFIED.html). */
 export function cudaPointerGetAttributes(ptr: T.Pointer): T.cudaPointerAttributes {
   const attributes$ = new Uint8Array(24);
   pointerArg('cudaPointerGetAttributes', 'ptr', ptr, true);
@@ -88,13 +116,15 @@ export function cudaPointerGetAttributes(ptr: T.Pointer): T.cudaPointerAttribute
   return decodeRecord<T.cudaPointerAttributes>(records.cudaPointerAttributes(), attributes$);
 }
 let cudaProfilerStart$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART.html). */
 export function cudaProfilerStart(): void {
   const status = (cudaProfilerStart$c ??= binder.native('cudaProfilerStart'))();
   if (status !== 0) throw fail('cudaProfilerStart', status);
 }
 let cudaProfilerStop$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PROFILER.html). */
 export function cudaProfilerStop(): void {
   const status = (cudaProfilerStop$c ??= binder.native('cudaProfilerStop'))();
   if (status !== 0) throw fail('cudaProfilerStop', status);

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaThreadExchangeStreamCaptureMode$: Scratch | undefined;
 let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6 Returns `mode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mode in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
+ * @returns the value of `mode`: in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
@@ -20,14 +23,19 @@ export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMod
   return s.u32[0] as T.cudaStreamCaptureMode;
 }
 let cudaThreadExit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadExit(): void {
   const status = (cudaThreadExit$c ??= binder.native('cudaThreadExit'))();
   if (status !== 0) throw fail('cudaThreadExit', status);
 }
 let cudaThreadGetCacheConfig$: Scratch | undefined;
 let cudaThreadGetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Returns `pCacheConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaThreadGetCacheConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -37,7 +45,11 @@ export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
 }
 let cudaThreadGetLimit$: Scratch | undefined;
 let cudaThreadGetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Returns `pValue`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @returns the value of `pValue`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   const s = (cudaThreadGetLimit$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -47,14 +59,21 @@ export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   return s.size(0);
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cacheConfig in `enum cudaFuncCache`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaThreadSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaThreadSetCacheConfig$c ??= binder.native('cudaThreadSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaThreadSetCacheConfig', status);
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param limit in `enum cudaLimit`.
+ * @param value in `size_t`.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaThreadSetLimit', 'value', value, false);
@@ -62,14 +81,22 @@ export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
 }
 let cudaThreadSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaThreadSynchronize(): void {
   const status = (cudaThreadSynchronize$c ??= binder.native('cudaThreadSynchronize'))();
   if (status !== 0) throw fail('cudaThreadSynchronize', status);
 }
 let cudaUserObjectCreate$: Scratch | undefined;
 let cudaUserObjectCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `object_out`. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer, or null.
+ * @param destroy in C callback `cudaHostFn_t`; null allowed.
+ * @param initialRefcount in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `object_out`: out `cudaUserObject_t *`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -87,7 +114,10 @@ export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCall
   return s.address(0) as T.cudaUserObject_t;
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param object in `cudaUserObject_t`.
+ * @param count in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
@@ -95,7 +125,10 @@ export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: 
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
 }
 let cudaUserObjectRetain$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param object in `cudaUserObject_t`.
+ * @param count in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);

@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDgemv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemv', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemv', 'trans', 'i32', trans);
@@ -27,7 +39,20 @@ export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOper
   if (status !== 0) throw fail('cublasDgemv', status);
 }
 let cublasDgemvBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param Aarray in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param xarray in `const double *const *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param yarray in `double *const *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param batchCount in `int`. */
 export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvBatched', 'trans', 'i32', trans);
@@ -46,7 +71,21 @@ export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasDgemvBatched', status);
 }
 let cublasDgemvBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *xarray, int64_t incx, const double *beta, double *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const *Aarray, int64_t lda, const double *const *xarray, int64_t incx, const double *beta, double *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param Aarray in `const double *const *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param xarray in `const double *const *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param yarray in `double *const *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvBatched_64', 'trans', 'i32', trans);
@@ -65,7 +104,23 @@ export function cublasDgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.
   if (status !== 0) throw fail('cublasDgemvBatched_64', status);
 }
 let cublasDgemvStridedBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param stridex in `long long`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stridey in `long long`.
+ * @param batchCount in `int`. */
 export function cublasDgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvStridedBatched', 'trans', 'i32', trans);
@@ -87,7 +142,24 @@ export function cublasDgemvStridedBatched(handle: T.cublasHandle_t | null, trans
   if (status !== 0) throw fail('cublasDgemvStridedBatched', status);
 }
 let cublasDgemvStridedBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param strideA in `long long`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param stridex in `long long`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param stridey in `long long`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemvStridedBatched_64', 'trans', 'i32', trans);
@@ -109,7 +181,20 @@ export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t | null, tr
   if (status !== 0) throw fail('cublasDgemvStridedBatched_64', status);
 }
 let cublasDgemv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgemv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgemv_v2_64', 'trans', 'i32', trans);
@@ -127,7 +212,15 @@ export function cublasDgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cubl
   if (status !== 0) throw fail('cublasDgemv_v2_64', status);
 }
 let cublasDgeqrfBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param Aarray in `double *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TauArray in `double *const *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cublasDgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgeqrfBatched', 'm', 'i32', m);
@@ -141,7 +234,17 @@ export function cublasDgeqrfBatched(handle: T.cublasHandle_t | null, m: number, 
   if (status !== 0) throw fail('cublasDgeqrfBatched', status);
 }
 let cublasDger$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasDger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDger', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDger', 'm', 'i32', m);
@@ -157,7 +260,18 @@ export function cublasDger(handle: T.cublasHandle_t | null, m: number, n_: numbe
   if (status !== 0) throw fail('cublasDger', status);
 }
 let cublasDger_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDger_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDger_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasDger_v2_64', 'm', m, true);

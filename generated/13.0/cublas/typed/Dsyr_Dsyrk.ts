@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasDsyr$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasDsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr', 'uplo', 'i32', uplo);
@@ -23,7 +31,17 @@ export function cublasDsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMo
   if (status !== 0) throw fail('cublasDsyr', status);
 }
 let cublasDsyr2$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int`. */
 export function cublasDsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2', 'uplo', 'i32', uplo);
@@ -39,7 +57,18 @@ export function cublasDsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasDsyr2', status);
 }
 let cublasDsyr2_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const double *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2_v2_64', 'uplo', 'i32', uplo);
@@ -55,7 +84,20 @@ export function cublasDsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasDsyr2_v2_64', status);
 }
 let cublasDsyr2k$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasDsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k', 'uplo', 'i32', uplo);
@@ -74,7 +116,21 @@ export function cublasDsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasDsyr2k', status);
 }
 let cublasDsyr2k_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k_v2_64', 'uplo', 'i32', uplo);
@@ -93,7 +149,16 @@ export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubl
   if (status !== 0) throw fail('cublasDsyr2k_v2_64', status);
 }
 let cublasDsyr_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param A in `double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr_v2_64', 'uplo', 'i32', uplo);
@@ -107,7 +172,18 @@ export function cublasDsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublas
   if (status !== 0) throw fail('cublasDsyr_v2_64', status);
 }
 let cublasDsyrk$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasDsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk', 'uplo', 'i32', uplo);
@@ -124,7 +200,19 @@ export function cublasDsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasDsyrk', status);
 }
 let cublasDsyrk_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param n_ in `int64_t`.
+ * @param k in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param A in `const double *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasDsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk_v2_64', 'uplo', 'i32', uplo);

@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasRotgEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasRotgEx(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param a in `void *`: address or host buffer, or null.
+ * @param b in `void *`: address or host buffer, or null.
+ * @param abType in `cudaDataType`.
+ * @param c in `void *`: address or host buffer, or null.
+ * @param s_ in `void *`: address or host buffer, or null.
+ * @param csType in `cudaDataType`.
+ * @param executiontype in `cudaDataType`. */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
@@ -23,7 +31,18 @@ export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T
   if (status !== 0) throw fail('cublasRotgEx', status);
 }
 let cublasRotmEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int`.
+ * @param param in `const void *`: address or host buffer, or null.
+ * @param paramType in `cudaDataType`.
+ * @param executiontype in `cudaDataType`. */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
@@ -40,7 +59,19 @@ export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasRotmEx', status);
 }
 let cublasRotmEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int64_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int64_t`.
+ * @param param in `const void *`: address or host buffer, or null.
+ * @param paramType in `cudaDataType`.
+ * @param executiontype in `cudaDataType`.
+ * @remarks Since CUDA 12.5. */
 export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasRotmEx_64', 'n', n_, true);
@@ -57,7 +88,19 @@ export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x:
   if (status !== 0) throw fail('cublasRotmEx_64', status);
 }
 let cublasRotmgEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasRotmgEx(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param d1 in `void *`: address or host buffer, or null.
+ * @param d1Type in `cudaDataType`.
+ * @param d2 in `void *`: address or host buffer, or null.
+ * @param d2Type in `cudaDataType`.
+ * @param x1 in `void *`: address or host buffer, or null.
+ * @param x1Type in `cudaDataType`.
+ * @param y1 in `const void *`: address or host buffer, or null.
+ * @param y1Type in `cudaDataType`.
+ * @param param in `void *`: address or host buffer, or null.
+ * @param paramType in `cudaDataType`.
+ * @param executiontype in `cudaDataType`. */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);
@@ -75,7 +118,12 @@ export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1
   if (status !== 0) throw fail('cublasRotmgEx', status);
 }
 let cublasSasum$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
@@ -86,7 +134,13 @@ export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasSasum', status);
 }
 let cublasSasum_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param result_ in `float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSasum_v2_64', 'n', n_, true);
@@ -97,7 +151,14 @@ export function cublasSasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasSasum_v2_64', status);
 }
 let cublasSaxpy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
@@ -110,7 +171,15 @@ export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: 
   if (status !== 0) throw fail('cublasSaxpy', status);
 }
 let cublasSaxpy_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `float *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSaxpy_v2_64', 'n', n_, true);

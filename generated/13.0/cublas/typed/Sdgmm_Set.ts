@@ -9,7 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasSdgmm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int`. */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
@@ -25,7 +35,18 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (status !== 0) throw fail('cublasSdgmm', status);
 }
 let cublasSdgmm_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasSideMode_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param C in `float *`: address or host buffer, or null.
+ * @param ldc in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
@@ -41,7 +62,14 @@ export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
   if (status !== 0) throw fail('cublasSdgmm_64', status);
 }
 let cublasSdot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `float *`: address or host buffer, or null. */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
@@ -54,7 +82,15 @@ export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   if (status !== 0) throw fail('cublasSdot', status);
 }
 let cublasSdot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const float *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `float *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSdot_v2_64', 'n', n_, true);
@@ -67,7 +103,9 @@ export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   if (status !== 0) throw fail('cublasSdot_v2_64', status);
 }
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasAtomicsMode_t`. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
@@ -75,7 +113,10 @@ export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
 }
 let cublasSetEmulationSpecialValuesSupport$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mask in `cudaEmulationSpecialValuesSupport`.
+ * @remarks Since CUDA 13.0. */
 export function cublasSetEmulationSpecialValuesSupport(handle: T.cublasHandle_t | null, mask: T.cudaEmulationSpecialValuesSupport): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetEmulationSpecialValuesSupport', 'handle', handle, true) as typeof handle;
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasSetEmulationSpecialValuesSupport', 'mask', 'i32', mask);
@@ -83,26 +124,32 @@ export function cublasSetEmulationSpecialValuesSupport(handle: T.cublasHandle_t 
   if (status !== 0) throw fail('cublasSetEmulationSpecialValuesSupport', status);
 }
 let cublasSetEmulationStrategy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param emulationStrategy in `cublasEmulationStrategy_t`.
+ * @remarks Since CUDA 13.0. */
 export function cublasSetEmulationStrategy(handle: T.cublasHandle_t | null, emulationStrategy: T.cublasEmulationStrategy_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetEmulationStrategy', 'handle', handle, true) as typeof handle;
   if (typeof emulationStrategy !== 'number' || (emulationStrategy | 0) !== emulationStrategy) throw intError('cublasSetEmulationStrategy', 'emulationStrategy', 'i32', emulationStrategy);
   const status = (cublasSetEmulationStrategy$c ??= binder.native('cublasSetEmulationStrategy'))(handle, emulationStrategy);
   if (status !== 0) throw fail('cublasSetEmulationStrategy', status);
 }
-let cublasSetFixedPointEmulationMantissaBitCountPointer$: Scratch | undefined;
 let cublasSetFixedPointEmulationMantissaBitCountPointer$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0 Returns `mantissaBitCount`. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasSetFixedPointEmulationMantissaBitCountPointer(handle: T.cublasHandle_t | null): number {
-  const s = (cublasSetFixedPointEmulationMantissaBitCountPointer$ ??= new Scratch(1));
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0 The library keeps `mantissaBitCount` past the call: keep that memory alive until the operation has completed. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mantissaBitCount in `int *`: address or host buffer, kept by the library after the call.
+ * @remarks Since CUDA 13.0. */
+export function cublasSetFixedPointEmulationMantissaBitCountPointer(handle: T.cublasHandle_t | null, mantissaBitCount: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetFixedPointEmulationMantissaBitCountPointer', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasSetFixedPointEmulationMantissaBitCountPointer$c ??= binder.native('cublasSetFixedPointEmulationMantissaBitCountPointer'))(handle, s.slot(0));
+  pointerArg('cublasSetFixedPointEmulationMantissaBitCountPointer', 'mantissaBitCount', mantissaBitCount, false);
+  const status = (cublasSetFixedPointEmulationMantissaBitCountPointer$c ??= binder.native('cublasSetFixedPointEmulationMantissaBitCountPointer'))(handle, mantissaBitCount);
   if (status !== 0) throw fail('cublasSetFixedPointEmulationMantissaBitCountPointer', status);
-  return s.i32[0];
 }
 let cublasSetFixedPointEmulationMantissaBitOffset$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mantissaBitOffset in `int`.
+ * @remarks Since CUDA 13.0. */
 export function cublasSetFixedPointEmulationMantissaBitOffset(handle: T.cublasHandle_t | null, mantissaBitOffset: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetFixedPointEmulationMantissaBitOffset', 'handle', handle, true) as typeof handle;
   if (typeof mantissaBitOffset !== 'number' || (mantissaBitOffset | 0) !== mantissaBitOffset) throw intError('cublasSetFixedPointEmulationMantissaBitOffset', 'mantissaBitOffset', 'i32', mantissaBitOffset);
@@ -110,7 +157,10 @@ export function cublasSetFixedPointEmulationMantissaBitOffset(handle: T.cublasHa
   if (status !== 0) throw fail('cublasSetFixedPointEmulationMantissaBitOffset', status);
 }
 let cublasSetFixedPointEmulationMantissaControl$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mantissaControl in `cudaEmulationMantissaControl`.
+ * @remarks Since CUDA 13.0. */
 export function cublasSetFixedPointEmulationMantissaControl(handle: T.cublasHandle_t | null, mantissaControl: T.cudaEmulationMantissaControl): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetFixedPointEmulationMantissaControl', 'handle', handle, true) as typeof handle;
   if (typeof mantissaControl !== 'number' || (mantissaControl | 0) !== mantissaControl) throw intError('cublasSetFixedPointEmulationMantissaControl', 'mantissaControl', 'i32', mantissaControl);
@@ -118,7 +168,10 @@ export function cublasSetFixedPointEmulationMantissaControl(handle: T.cublasHand
   if (status !== 0) throw fail('cublasSetFixedPointEmulationMantissaControl', status);
 }
 let cublasSetFixedPointEmulationMaxMantissaBitCount$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param maxMantissaBitCount in `int`.
+ * @remarks Since CUDA 13.0. */
 export function cublasSetFixedPointEmulationMaxMantissaBitCount(handle: T.cublasHandle_t | null, maxMantissaBitCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetFixedPointEmulationMaxMantissaBitCount', 'handle', handle, true) as typeof handle;
   if (typeof maxMantissaBitCount !== 'number' || (maxMantissaBitCount | 0) !== maxMantissaBitCount) throw intError('cublasSetFixedPointEmulationMaxMantissaBitCount', 'maxMantissaBitCount', 'i32', maxMantissaBitCount);
@@ -126,14 +179,17 @@ export function cublasSetFixedPointEmulationMaxMantissaBitCount(handle: T.cublas
   if (status !== 0) throw fail('cublasSetFixedPointEmulationMaxMantissaBitCount', status);
 }
 let cublasSetLoggerCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 13.0 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 13.0 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param userCallback in C callback `cublasLogCallback`; null allowed. */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
   callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   const status = (cublasSetLoggerCallback$c ??= binder.native('cublasSetLoggerCallback'))(userCallback);
   if (status !== 0) throw fail('cublasSetLoggerCallback', status);
 }
 let cublasSetMathMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasMath_t`. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
@@ -141,7 +197,14 @@ export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cubla
   if (status !== 0) throw fail('cublasSetMathMode', status);
 }
 let cublasSetMatrix$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
@@ -154,7 +217,15 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
   if (status !== 0) throw fail('cublasSetMatrix', status);
 }
 let cublasSetMatrixAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int`.
+ * @param cols in `int`.
+ * @param elemSize in `int`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
@@ -168,7 +239,16 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
 }
 let cublasSetMatrixAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrixAsync_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'cols', cols, true);
@@ -182,7 +262,15 @@ export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
   if (status !== 0) throw fail('cublasSetMatrixAsync_64', status);
 }
 let cublasSetMatrix_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetMatrix_64(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rows in `int64_t`.
+ * @param cols in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `void *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrix_64', 'cols', cols, true);
@@ -195,7 +283,9 @@ export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
   if (status !== 0) throw fail('cublasSetMatrix_64', status);
 }
 let cublasSetPointerMode$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param mode in `cublasPointerMode_t`. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
@@ -203,7 +293,9 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
   if (status !== 0) throw fail('cublasSetPointerMode', status);
 }
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param smCountTarget in `int`. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
@@ -211,7 +303,9 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
 }
 let cublasSetStream$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -219,7 +313,13 @@ export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cud
   if (status !== 0) throw fail('cublasSetStream', status);
 }
 let cublasSetVector$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`. */
 export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
@@ -231,7 +331,14 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.Pointer, incx
   if (status !== 0) throw fail('cublasSetVector', status);
 }
 let cublasSetVectorAsync$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int`.
+ * @param elemSize in `int`.
+ * @param hostPtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param stream in `cudaStream_t`. */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -244,7 +351,15 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Po
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
 }
 let cublasSetVectorAsync_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param hostPtr in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
@@ -257,7 +372,14 @@ export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr:
   if (status !== 0) throw fail('cublasSetVectorAsync_64', status);
 }
 let cublasSetVector_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param n_ in `int64_t`.
+ * @param elemSize in `int64_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param devicePtr in `void *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
@@ -269,7 +391,10 @@ export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer,
   if (status !== 0) throw fail('cublasSetVector_64', status);
 }
 let cublasSetWorkspace$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`. */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);

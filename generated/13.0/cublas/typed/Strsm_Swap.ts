@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasStrsm$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int`. */
 export function cublasStrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsm', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsm', 'side', 'i32', side);
@@ -27,7 +39,20 @@ export function cublasStrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if (status !== 0) throw fail('cublasStrsm', status);
 }
 let cublasStrsmBatched$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `float *const *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param batchCount in `int`. */
 export function cublasStrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsmBatched', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsmBatched', 'side', 'i32', side);
@@ -46,7 +71,21 @@ export function cublasStrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if (status !== 0) throw fail('cublasStrsmBatched', status);
 }
 let cublasStrsmBatched_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const *A, int64_t lda, float *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const *A, int64_t lda, float *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *const *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `float *const *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @param batchCount in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasStrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsmBatched_64', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsmBatched_64', 'side', 'i32', side);
@@ -65,7 +104,20 @@ export function cublasStrsmBatched_64(handle: T.cublasHandle_t | null, side: T.c
   if (status !== 0) throw fail('cublasStrsmBatched_64', status);
 }
 let cublasStrsm_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const float *`: address or host buffer, or null.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasStrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsm_v2_64', 'side', 'i32', side);
@@ -83,7 +135,16 @@ export function cublasStrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if (status !== 0) throw fail('cublasStrsm_v2_64', status);
 }
 let cublasStrsv$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
@@ -98,7 +159,17 @@ export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (status !== 0) throw fail('cublasStrsv', status);
 }
 let cublasStrsv_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param diag in `cublasDiagType_t`.
+ * @param n_ in `int64_t`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasStrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv_v2_64', 'uplo', 'i32', uplo);
@@ -113,7 +184,13 @@ export function cublasStrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (status !== 0) throw fail('cublasStrsv_v2_64', status);
 }
 let cublasStrttp$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param AP in `float *`: address or host buffer, or null. */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
@@ -125,7 +202,15 @@ export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (status !== 0) throw fail('cublasStrttp', status);
 }
 let cublasSwapEx$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int`. */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
@@ -139,7 +224,16 @@ export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.P
   if (status !== 0) throw fail('cublasSwapEx', status);
 }
 let cublasSwapEx_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `void *`: address or host buffer, or null.
+ * @param xType in `cudaDataType`.
+ * @param incx in `int64_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param yType in `cudaDataType`.
+ * @param incy in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasSwapEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSwapEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSwapEx_64', 'n', n_, true);

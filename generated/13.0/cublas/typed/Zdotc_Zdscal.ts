@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasZdotc$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
@@ -22,7 +29,15 @@ export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasZdotc', status);
 }
 let cublasZdotc_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `cuDoubleComplex *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdotc_v2_64', 'n', n_, true);
@@ -35,7 +50,14 @@ export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasZdotc_v2_64', status);
 }
 let cublasZdotu$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param result_ in `cuDoubleComplex *`: address or host buffer, or null. */
 export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
@@ -48,7 +70,15 @@ export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasZdotu', status);
 }
 let cublasZdotu_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param result_ in `cuDoubleComplex *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdotu_v2_64', 'n', n_, true);
@@ -61,7 +91,15 @@ export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasZdotu_v2_64', status);
 }
 let cublasZdrot$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int`.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const double *`: address or host buffer, or null. */
 export function cublasZdrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdrot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdrot', 'n', 'i32', n_);
@@ -75,7 +113,16 @@ export function cublasZdrot(handle: T.cublasHandle_t | null, n_: number, x: T.Po
   if (status !== 0) throw fail('cublasZdrot', status);
 }
 let cublasZdrot_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @param y in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incy in `int64_t`.
+ * @param c in `const double *`: address or host buffer, or null.
+ * @param s_ in `const double *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cublasZdrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdrot_v2_64', 'n', n_, true);
@@ -89,7 +136,12 @@ export function cublasZdrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
   if (status !== 0) throw fail('cublasZdrot_v2_64', status);
 }
 let cublasZdscal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int`. */
 export function cublasZdscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdscal', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdscal', 'n', 'i32', n_);
@@ -100,7 +152,13 @@ export function cublasZdscal(handle: T.cublasHandle_t | null, n_: number, alpha:
   if (status !== 0) throw fail('cublasZdscal', status);
 }
 let cublasZdscal_v2_64$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cublasHandle_t`.
+ * @param n_ in `int64_t`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param x in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param incx in `int64_t`.
+ * @remarks Since CUDA 12.5. */
 export function cublasZdscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdscal_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdscal_v2_64', 'n', n_, true);

@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtCreate$: Scratch | undefined;
 let cublasLtCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Returns `lightHandle`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -19,14 +20,18 @@ export function cublasLtCreate(): T.cublasLtHandle_t {
   return s.address(0) as T.cublasLtHandle_t;
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`. */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
 let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
+ * @param mask in `unsigned int`.
+ * @returns `unsigned int`
+ * @remarks Since CUDA 12.5. */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
@@ -34,7 +39,9 @@ export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
 }
 let cublasLtEmulationDescCreate$: Scratch | undefined;
 let cublasLtEmulationDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Returns `emulationDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `emulationDesc`: out `cublasLtEmulationDesc_t *`.
+ * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   const s = (cublasLtEmulationDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -43,7 +50,9 @@ export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   return s.address(0) as T.cublasLtEmulationDesc_t;
 }
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: address or host buffer, or null.
+ * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.Pointer): void {
   pointerArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true);
   const status = (cublasLtEmulationDescDestroy$c ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
@@ -51,11 +60,19 @@ export function cublasLtEmulationDescDestroy(emulationDesc: T.Pointer): void {
 }
 let cublasLtEmulationDescGetAttribute$: Scratch | undefined;
 let cublasLtEmulationDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtEmulationDescAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`.
+ * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtEmulationDescGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtEmulationDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -64,7 +81,10 @@ export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr
   return s.size(0);
 }
 let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescInit_internal(emulationDesc: T.Pointer, size: T.Int64): void {
   pointerArg('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtEmulationDescInit_internal', 'size', size, false);
@@ -72,10 +92,17 @@ export function cublasLtEmulationDescInit_internal(emulationDesc: T.Pointer, siz
   if (status !== 0) throw fail('cublasLtEmulationDescInit_internal', status);
 }
 let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param emulationDesc in `cublasLtEmulationDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtEmulationDescAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescSetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtEmulationDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtEmulationDescSetAttribute$c ??= binder.native('cublasLtEmulationDescSetAttribute'))(emulationDesc, attr, buf, sizeInBytes);

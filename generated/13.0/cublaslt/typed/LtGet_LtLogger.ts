@@ -9,14 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
-/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0 */
+/** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0
+ * @returns `size_t` */
 export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
 }
 let cublasLtGetProperty$: Scratch | undefined;
 let cublasLtGetProperty$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Returns `value`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
@@ -26,28 +29,34 @@ export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   return s.i32[0];
 }
 let cublasLtGetStatusName$c: NativeFunction | undefined;
-/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0 */
+/** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
   return result;
 }
 let cublasLtGetStatusString$c: NativeFunction | undefined;
-/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0 */
+/** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
+ * @param status_ in `cublasStatus_t`.
+ * @returns `const char *` */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
   return result;
 }
 let cublasLtGetVersion$c: NativeFunction | undefined;
-/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0 */
+/** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0
+ * @returns `size_t` */
 export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
 }
 let cublasLtHeuristicsCacheGetCapacity$: Scratch | undefined;
 let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Returns `capacity`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -56,7 +65,8 @@ export function cublasLtHeuristicsCacheGetCapacity(): number {
   return s.size(0);
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param capacity in `size_t`. */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || capacity % 1 !== 0) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
@@ -69,35 +79,40 @@ export function cublasLtLoggerForceDisable(): void {
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
 }
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param logFile in string (`const char *`). */
 export function cublasLtLoggerOpenFile(logFile: string): void {
   if (typeof logFile !== 'string') throw argError('cublasLtLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cublasLtLoggerOpenFile', status);
 }
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `cublasLtLoggerCallback_t`; null allowed. */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cublasLtLoggerSetCallback', status);
 }
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param file in `FILE *`: address or host buffer, or null. */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
   pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
   if (status !== 0) throw fail('cublasLtLoggerSetFile', status);
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`. */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cublasLtLoggerSetLevel', status);
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `int`. */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);

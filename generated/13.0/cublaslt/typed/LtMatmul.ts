@@ -9,7 +9,23 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cublasLtMatmul$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param C in `const void *`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param D in `void *`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer, or null.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workspaceSizeInBytes in `size_t`.
+ * @param stream in `cudaStream_t`. */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmul', 'computeDesc', computeDesc, true);
@@ -32,11 +48,18 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -45,7 +68,15 @@ export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cubla
   return s.size(0);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Returns `result`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer, or null.
+ * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`. */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true);
@@ -61,11 +92,18 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -74,10 +112,16 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param algo in `cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
@@ -85,7 +129,17 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
 let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Returns `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param Ddesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param preference in `cublasLtMatmulPreference_t`: address or host buffer, or null.
+ * @param requestedAlgoCount in `int`.
+ * @param heuristicResultsArray in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned.
+ * @returns `{ heuristicResultsArray, returnAlgoCount }`: `heuristicResultsArray`: in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned; `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -105,7 +159,17 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
 }
 let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
 let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`.
+ * @param Dtype in `cudaDataType_t`.
+ * @param requestedAlgoCount in `int`.
+ * @param algoIdsArray in `int *`: address or host buffer, or null.
+ * @returns the value of `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
@@ -123,7 +187,16 @@ export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null,
   return s.i32[0];
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @param Atype in `cudaDataType_t`.
+ * @param Btype in `cudaDataType_t`.
+ * @param Ctype in `cudaDataType_t`.
+ * @param Dtype in `cudaDataType_t`.
+ * @param algoId in `int`.
+ * @param algo in `cublasLtMatmulAlgo_t *`: address or host buffer, or null. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
@@ -139,7 +212,10 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
 }
 let cublasLtMatmulDescCreate$: Scratch | undefined;
 let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Returns `matmulDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`.
+ * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -150,7 +226,8 @@ export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, sca
   return s.address(0) as T.cublasLtMatmulDesc_t;
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null. */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
   pointerArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true);
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
@@ -158,11 +235,18 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
 }
 let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
 let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulDescAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -171,7 +255,11 @@ export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param computeType in `cublasComputeType_t`.
+ * @param scaleType in `cudaDataType_t`. */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   pointerArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
@@ -181,10 +269,16 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.I
   if (status !== 0) throw fail('cublasLtMatmulDescInit_internal', status);
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulDescAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -192,7 +286,8 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
 let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Returns `pref`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -201,7 +296,8 @@ export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   return s.address(0) as T.cublasLtMatmulPreference_t;
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer, or null. */
 export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
   pointerArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true);
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
@@ -209,11 +305,18 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
 }
 let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
 let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -222,7 +325,9 @@ export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cu
   return s.size(0);
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer, or null.
+ * @param size in `size_t`. */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): void {
   pointerArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
@@ -230,10 +335,16 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.I
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtMatrixLayoutCreate$: Scratch | undefined;
 let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Returns `matLayout`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `cudaDataType`.
+ * @param rows in `uint64_t`.
+ * @param cols in `uint64_t`.
+ * @param ld in `int64_t`.
+ * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -23,7 +28,8 @@ export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, 
   return s.address(0) as T.cublasLtMatrixLayout_t;
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer, or null. */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
   pointerArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true);
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
@@ -31,11 +37,18 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
 }
 let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
 let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -44,7 +57,13 @@ export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.c
   return s.size(0);
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param type in `cudaDataType`.
+ * @param rows in `uint64_t`.
+ * @param cols in `uint64_t`.
+ * @param ld in `int64_t`. */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   pointerArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
@@ -56,17 +75,34 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutSetAttribute', status);
 }
 let cublasLtMatrixTransform$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param Adesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param B in `const void *`: address or host buffer, or null.
+ * @param Bdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param C in `void *`: address or host buffer, or null.
+ * @param Cdesc in `cublasLtMatrixLayout_t`: address or host buffer, or null.
+ * @param stream in `cudaStream_t`. */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true);
@@ -84,7 +120,9 @@ export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, 
 }
 let cublasLtMatrixTransformDescCreate$: Scratch | undefined;
 let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Returns `transformDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param scaleType in `cudaDataType`.
+ * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -94,7 +132,8 @@ export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.
   return s.address(0) as T.cublasLtMatrixTransformDesc_t;
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null. */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): void {
   pointerArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true);
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
@@ -102,11 +141,18 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): vo
 }
 let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
 let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
+ * @param buf in `void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`.
+ * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
@@ -115,7 +161,10 @@ export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer
   return s.size(0);
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer, or null.
+ * @param size in `size_t`.
+ * @param scaleType in `cudaDataType`. */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): void {
   pointerArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
@@ -124,10 +173,16 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointe
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
+ * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes, or null.
+ * @param sizeInBytes in `size_t`. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

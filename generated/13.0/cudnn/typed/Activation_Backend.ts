@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnActivationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null. */
 export function cudnnActivationBackward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationBackward', 'handle', handle, true) as typeof handle;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationBackward', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -27,7 +39,15 @@ export function cudnnActivationBackward(handle: T.cudnnHandle_t | null, activati
   if (status !== 0) throw fail('cudnnActivationBackward', status);
 }
 let cudnnActivationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnActivationForward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationForward', 'handle', handle, true) as typeof handle;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationForward', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -41,7 +61,14 @@ export function cudnnActivationForward(handle: T.cudnnHandle_t | null, activatio
   if (status !== 0) throw fail('cudnnActivationForward', status);
 }
 let cudnnAddTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param aDesc in `const cudnnTensorDescriptor_t`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param cDesc in `const cudnnTensorDescriptor_t`.
+ * @param C in `void *`: address or host buffer, or null. */
 export function cudnnAddTensor(handle: T.cudnnHandle_t | null, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnAddTensor', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnAddTensor', 'alpha', alpha, true);
@@ -61,7 +88,9 @@ export function cudnnAdvVersionCheck(): void {
 }
 let cudnnBackendCreateDescriptor$: Scratch | undefined;
 let cudnnBackendCreateDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Returns `descriptor`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptorType in `cudnnBackendDescriptorType_t`.
+ * @returns the value of `descriptor`: out `cudnnBackendDescriptor_t *`. */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
   const s = (cudnnBackendCreateDescriptor$ ??= new Scratch(1));
   if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
@@ -71,14 +100,18 @@ export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescr
   return s.address(0);
 }
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `cudnnBackendDescriptor_t`: address or host buffer, or null. */
 export function cudnnBackendDestroyDescriptor(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendDestroyDescriptor', 'descriptor', descriptor, true);
   const status = (cudnnBackendDestroyDescriptor$c ??= binder.native('cudnnBackendDestroyDescriptor'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendDestroyDescriptor', status);
 }
 let cudnnBackendExecute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param executionPlan in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param variantPack in `cudnnBackendDescriptor_t`: address or host buffer, or null. */
 export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendExecute', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendExecute', 'executionPlan', executionPlan, true);
@@ -87,7 +120,8 @@ export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPla
   if (status !== 0) throw fail('cudnnBackendExecute', status);
 }
 let cudnnBackendFinalize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `cudnnBackendDescriptor_t`: address or host buffer, or null. */
 export function cudnnBackendFinalize(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendFinalize', 'descriptor', descriptor, true);
   const status = (cudnnBackendFinalize$c ??= binder.native('cudnnBackendFinalize'))(descriptor);
@@ -95,7 +129,13 @@ export function cudnnBackendFinalize(descriptor: T.Pointer): void {
 }
 let cudnnBackendGetAttribute$: Scratch | undefined;
 let cudnnBackendGetAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Returns `elementCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `const cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param attributeName in `cudnnBackendAttributeName_t`.
+ * @param attributeType in `cudnnBackendAttributeType_t`.
+ * @param requestedElementCount in `int64_t`.
+ * @param arrayOfElements in `void *`: address or host buffer, or null.
+ * @returns the value of `elementCount`: out `int64_t *`. */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.Pointer): bigint {
   const s = (cudnnBackendGetAttribute$ ??= new Scratch(1));
   pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
@@ -109,14 +149,19 @@ export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T
   return s.i64[0];
 }
 let cudnnBackendInitialize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `cudnnBackendDescriptor_t`: address or host buffer, or null. */
 export function cudnnBackendInitialize(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendInitialize', 'descriptor', descriptor, true);
   const status = (cudnnBackendInitialize$c ??= binder.native('cudnnBackendInitialize'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendInitialize', status);
 }
 let cudnnBackendPopulateCudaGraph$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param executionPlan in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param variantPack in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param graph in `cudaGraph_t`. */
 export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendPopulateCudaGraph', 'executionPlan', executionPlan, true);
@@ -126,7 +171,12 @@ export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, ex
   if (status !== 0) throw fail('cudnnBackendPopulateCudaGraph', status);
 }
 let cudnnBackendSetAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param attributeName in `cudnnBackendAttributeName_t`.
+ * @param attributeType in `cudnnBackendAttributeType_t`.
+ * @param elementCount in `int64_t`.
+ * @param arrayOfElements in `const void *`: address or host buffer, or null. */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): void {
   pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
   if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
@@ -137,7 +187,11 @@ export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T
   if (status !== 0) throw fail('cudnnBackendSetAttribute', status);
 }
 let cudnnBackendUpdateCudaGraph$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param executionPlan in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param variantPack in `cudnnBackendDescriptor_t`: address or host buffer, or null.
+ * @param graph in `cudaGraph_t`. */
 export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendUpdateCudaGraph', 'executionPlan', executionPlan, true);

@@ -9,7 +9,26 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnBatchNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param alphaDataDiff in `const void *`: address or host buffer, or null.
+ * @param betaDataDiff in `const void *`: address or host buffer, or null.
+ * @param alphaParamDiff in `const void *`: address or host buffer, or null.
+ * @param betaParamDiff in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScale in `const void *`: address or host buffer, or null.
+ * @param dBnScaleResult in `void *`: address or host buffer, or null.
+ * @param dBnBiasResult in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param savedMean in `const void *`: address or host buffer, or null.
+ * @param savedInvVariance in `const void *`: address or host buffer, or null. */
 export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackward', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackward', 'mode', 'i32', mode);
@@ -34,7 +53,37 @@ export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t | null, 
   if (status !== 0) throw fail('cudnnBatchNormalizationBackward', status);
 }
 let cudnnBatchNormalizationBackwardEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param alphaDataDiff in `const void *`: address or host buffer, or null.
+ * @param betaDataDiff in `const void *`: address or host buffer, or null.
+ * @param alphaParamDiff in `const void *`: address or host buffer, or null.
+ * @param betaParamDiff in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xData in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yData in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyData in `const void *`: address or host buffer, or null.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzData in `void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxData in `void *`: address or host buffer, or null.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScaleData in `const void *`: address or host buffer, or null.
+ * @param bnBiasData in `const void *`: address or host buffer, or null.
+ * @param dBnScaleData in `void *`: address or host buffer, or null.
+ * @param dBnBiasData in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param savedMean in `const void *`: address or host buffer, or null.
+ * @param savedInvVariance in `const void *`: address or host buffer, or null.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackwardEx', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackwardEx', 'mode', 'i32', mode);
@@ -70,7 +119,21 @@ export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null
   if (status !== 0) throw fail('cudnnBatchNormalizationBackwardEx', status);
 }
 let cudnnBatchNormalizationForwardInference$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScale in `const void *`: address or host buffer, or null.
+ * @param bnBias in `const void *`: address or host buffer, or null.
+ * @param estimatedMean in `const void *`: address or host buffer, or null.
+ * @param estimatedVariance in `const void *`: address or host buffer, or null.
+ * @param epsilon in `double`. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardInference', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardInference', 'mode', 'i32', mode);
@@ -90,7 +153,24 @@ export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t 
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardInference', status);
 }
 let cudnnBatchNormalizationForwardTraining$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScale in `const void *`: address or host buffer, or null.
+ * @param bnBias in `const void *`: address or host buffer, or null.
+ * @param exponentialAverageFactor in `double`.
+ * @param resultRunningMean in `void *`: address or host buffer, or null.
+ * @param resultRunningVariance in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param resultSaveMean in `void *`: address or host buffer, or null.
+ * @param resultSaveInvVariance in `void *`: address or host buffer, or null. */
 export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTraining', 'mode', 'i32', mode);
@@ -113,7 +193,32 @@ export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t |
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardTraining', status);
 }
 let cudnnBatchNormalizationForwardTrainingEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param xData in `const void *`: address or host buffer, or null.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param zData in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param yData in `void *`: address or host buffer, or null.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScale in `const void *`: address or host buffer, or null.
+ * @param bnBias in `const void *`: address or host buffer, or null.
+ * @param exponentialAverageFactor in `double`.
+ * @param resultRunningMean in `void *`: address or host buffer, or null.
+ * @param resultRunningVariance in `void *`: address or host buffer, or null.
+ * @param epsilon in `double`.
+ * @param resultSaveMean in `void *`: address or host buffer, or null.
+ * @param resultSaveInvVariance in `void *`: address or host buffer, or null.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'mode', 'i32', mode);
@@ -144,7 +249,10 @@ export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardTrainingEx', status);
 }
 let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param miniBatch in `int`. */
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -153,7 +261,20 @@ export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.
   if (status !== 0) throw fail('cudnnBuildRNNDynamic', status);
 }
 let cudnnCTCLoss$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param probs in `const void *`: address or host buffer, or null.
+ * @param hostLabels in `const int *`: address or host buffer, or null.
+ * @param hostLabelLengths in `const int *`: address or host buffer, or null.
+ * @param hostInputLengths in `const int *`: address or host buffer, or null.
+ * @param costs in `void *`: address or host buffer, or null.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradients in `void *`: address or host buffer, or null.
+ * @param algo in `cudnnCTCLossAlgo_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param workspace in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`. */
 export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
   if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss', 'probsDesc', probsDesc, true) as typeof probsDesc;
@@ -172,7 +293,20 @@ export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnT
   if (status !== 0) throw fail('cudnnCTCLoss', status);
 }
 let cudnnCTCLoss_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param algo in `cudnnCTCLossAlgo_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param probs in `const void *`: address or host buffer, or null.
+ * @param labels in `const int *`: address or host buffer, or null.
+ * @param labelLengths in `const int *`: address or host buffer, or null.
+ * @param inputLengths in `const int *`: address or host buffer, or null.
+ * @param costs in `void *`: address or host buffer, or null.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradients in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param workspace in `void *`: address or host buffer, or null. */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnFusedOpsExecute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param plan in `const cudnnFusedOpsPlan_t`.
+ * @param varPack in `cudnnFusedOpsVariantParamPack_t`. */
 export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFusedOpsExecute', 'handle', handle, true) as typeof handle;
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnFusedOpsExecute', 'plan', plan, true) as typeof plan;
@@ -19,7 +22,10 @@ export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cud
 }
 let cudnnGetActivationDescriptor$: Scratch | undefined;
 let cudnnGetActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `reluNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param coef in `double *`: address or host buffer, or null.
+ * @returns `{ mode, reluNanOpt }`: `mode`: out `cudnnActivationMode_t *`; `reluNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetActivationDescriptor$ ??= new Scratch(2));
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -31,7 +37,9 @@ export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDe
   return { mode: s.i32[0] as T.cudnnActivationMode_t, reluNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param swish_beta in `double *`: address or host buffer, or null. */
 export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: T.Pointer): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
   pointerArg('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, true);
@@ -40,7 +48,14 @@ export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnAct
 }
 let cudnnGetAttnDescriptor$: Scratch | undefined;
 let cudnnGetAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `computePrec`, `mathType`, `attnDropoutDesc`, `postDropoutDesc`, `qSize`, `kSize`, `vSize`, `qProjSize`, `kProjSize`, `vProjSize`, `oProjSize`, `maxBatchSize`, `maxBeamSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attnDesc in `cudnnAttnDescriptor_t`.
+ * @param attnMode in `unsigned int *`: address or host buffer, or null.
+ * @param nHeads in `int *`: address or host buffer, or null.
+ * @param smScaler in `double *`: address or host buffer, or null.
+ * @param qoMaxSeqLength in `int *`: address or host buffer, or null.
+ * @param kvMaxSeqLength in `int *`: address or host buffer, or null.
+ * @returns `{ dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, maxBatchSize, maxBeamSize }`: `dataType`: out `cudnnDataType_t *`; `computePrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `attnDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `postDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `qSize`: out `int *`; `kSize`: out `int *`; `vSize`: out `int *`; `qProjSize`: out `int *`; `kProjSize`: out `int *`; `vProjSize`: out `int *`; `oProjSize`: out `int *`; `maxBatchSize`: out `int *`; `maxBeamSize`: out `int *`. */
 export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qSize: number; kSize: number; vSize: number; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
   const s = (cudnnGetAttnDescriptor$ ??= new Scratch(14));
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -69,7 +84,18 @@ export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null,
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dzDesc in `const cudnnTensorDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -89,7 +115,16 @@ export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudn
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param zDesc in `const cudnnTensorDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -107,7 +142,13 @@ export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle:
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param mode in `cudnnBatchNormMode_t`.
+ * @param bnOps in `cudnnBatchNormOps_t`.
+ * @param activationDesc in `const cudnnActivationDescriptor_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
@@ -122,7 +163,9 @@ export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.c
 }
 let cudnnGetCTCLossDescriptor$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Returns `compType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @returns the value of `compType`: out `cudnnDataType_t *`. */
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): T.cudnnDataType_t {
   const s = (cudnnGetCTCLossDescriptor$ ??= new Scratch(1));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -133,7 +176,9 @@ export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_
 }
 let cudnnGetCTCLossDescriptorEx$: Scratch | undefined;
 let cudnnGetCTCLossDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptorEx$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -146,7 +191,10 @@ export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescripto
 }
 let cudnnGetCTCLossDescriptor_v8$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param maxLabelLength in `int *`: address or host buffer, or null.
+ * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -160,7 +208,10 @@ export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescript
 }
 let cudnnGetCTCLossDescriptor_v9$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `ctcGradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param maxLabelLength in `int *`: address or host buffer, or null.
+ * @returns `{ compType, normMode, ctcGradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `ctcGradMode`: out `cudnnCTCGradMode_t *`. */
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
   const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -174,7 +225,16 @@ export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescript
 }
 let cudnnGetCTCLossWorkspaceSize$: Scratch | undefined;
 let cudnnGetCTCLossWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @param labels in `const int *`: address or host buffer, or null.
+ * @param labelLengths in `const int *`: address or host buffer, or null.
+ * @param inputLengths in `const int *`: address or host buffer, or null.
+ * @param algo in `cudnnCTCLossAlgo_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
   const s = (cudnnGetCTCLossWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -192,7 +252,13 @@ export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, pro
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: Scratch | undefined;
 let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param algo in `cudnnCTCLossAlgo_t`.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param probsDesc in `const cudnnTensorDescriptor_t`.
+ * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetCTCLossWorkspaceSize_v8$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;

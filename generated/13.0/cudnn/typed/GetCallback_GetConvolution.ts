@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetCallback$: Scratch | undefined;
 let cudnnGetCallback$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Returns `udata`, `fptr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `unsigned int *`: address or host buffer, or null.
+ * @returns `{ udata, fptr }`: `udata`: out `void **`; `fptr`: out `cudnnCallback_t *`. */
 export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
   const s = (cudnnGetCallback$ ??= new Scratch(2));
   pointerArg('cudnnGetCallback', 'mask', mask, true);
@@ -22,7 +24,9 @@ export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
@@ -33,7 +37,15 @@ export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnn
 }
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param gradDesc in `const cudnnTensorDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdDataAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
@@ -50,7 +62,14 @@ export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandl
 }
 let cudnnGetConvolutionBackwardDataWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
   const s = (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -66,7 +85,9 @@ export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHand
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
@@ -77,7 +98,15 @@ export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cud
 }
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param gradDesc in `const cudnnFilterDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionBwdFilterAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
@@ -94,7 +123,14 @@ export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHan
 }
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param gradDesc in `const cudnnFilterDescriptor_t`.
+ * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
   const s = (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -110,7 +146,9 @@ export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHa
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionForwardAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
@@ -121,7 +159,15 @@ export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandl
 }
 let cudnnGetConvolutionForwardAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionForwardAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param destDesc in `const cudnnTensorDescriptor_t`.
+ * @param requestedAlgoCount in `const int`.
+ * @param perfResults in `cudnnConvolutionFwdAlgoPerf_t *`: address or host buffer, or null.
+ * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionForwardAlgorithm_v7$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
@@ -138,7 +184,14 @@ export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t |
 }
 let cudnnGetConvolutionForwardWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionForwardWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param algo in `cudnnConvolutionFwdAlgo_t`.
+ * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t): number {
   const s = (cudnnGetConvolutionForwardWorkspaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
@@ -154,7 +207,9 @@ export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t 
 }
 let cudnnGetConvolutionGroupCount$: Scratch | undefined;
 let cudnnGetConvolutionGroupCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Returns `groupCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @returns the value of `groupCount`: out `int *`. */
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null): number {
   const s = (cudnnGetConvolutionGroupCount$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
@@ -165,7 +220,9 @@ export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescri
 }
 let cudnnGetConvolutionMathType$: Scratch | undefined;
 let cudnnGetConvolutionMathType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Returns `mathType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @returns the value of `mathType`: out `cudnnMathType_t *`. */
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnMathType_t {
   const s = (cudnnGetConvolutionMathType$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
@@ -176,7 +233,14 @@ export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescript
 }
 let cudnnGetConvolutionNdDescriptor$: Scratch | undefined;
 let cudnnGetConvolutionNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param arrayLengthRequested in `int`.
+ * @param arrayLength in `int *`: address or host buffer, or null.
+ * @param padA in `int *`: address or host buffer, or null.
+ * @param strideA in `int *`: address or host buffer, or null.
+ * @param dilationA in `int *`: address or host buffer, or null.
+ * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`. */
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(2));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
@@ -192,7 +256,12 @@ export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDesc
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
 let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param nbDims in `int`.
+ * @param tensorOuputDimA in `int *`: address or host buffer, or null. */
 export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, nbDims: number, tensorOuputDimA: T.Pointer): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
@@ -204,7 +273,9 @@ export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvoluti
 }
 let cudnnGetConvolutionReorderType$: Scratch | undefined;
 let cudnnGetConvolutionReorderType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Returns `reorderType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @returns the value of `reorderType`: out `cudnnReorderType_t *`. */
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnReorderType_t {
   const s = (cudnnGetConvolutionReorderType$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;

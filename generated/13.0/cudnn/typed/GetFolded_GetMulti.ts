@@ -9,7 +9,21 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnGetFoldedConvBackwardDataDescriptors$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `const cudnnHandle_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param diffDesc in `const cudnnTensorDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param gradDesc in `const cudnnTensorDescriptor_t`.
+ * @param transformFormat in `const cudnnTensorFormat_t`.
+ * @param foldedFilterDesc in `cudnnFilterDescriptor_t`.
+ * @param paddedDiffDesc in `cudnnTensorDescriptor_t`.
+ * @param foldedConvDesc in `cudnnConvolutionDescriptor_t`.
+ * @param foldedGradDesc in `cudnnTensorDescriptor_t`.
+ * @param filterFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param diffPadTransDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param gradFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param gradUnfoldTransDesc in `cudnnTensorTransformDescriptor_t`. */
 export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t | null, paddedDiffDesc: T.cudnnTensorDescriptor_t | null, foldedConvDesc: T.cudnnConvolutionDescriptor_t | null, foldedGradDesc: T.cudnnTensorDescriptor_t | null, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'handle', handle, true) as typeof handle;
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -29,7 +43,11 @@ export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_
   if (status !== 0) throw fail('cudnnGetFoldedConvBackwardDataDescriptors', status);
 }
 let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
+ * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
+ * @param param in `void *`: address or host buffer, or null.
+ * @param isNULL in `int *`: address or host buffer, or null. */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
@@ -39,7 +57,10 @@ export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedO
   if (status !== 0) throw fail('cudnnGetFusedOpsConstParamPackAttribute', status);
 }
 let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param varPack in `const cudnnFusedOpsVariantParamPack_t`.
+ * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
+ * @param ptr in `void *`: address or host buffer, or null. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
@@ -48,7 +69,12 @@ export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedO
   if (status !== 0) throw fail('cudnnGetFusedOpsVariantParamPackAttribute', status);
 }
 let cudnnGetLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param lrnN in `unsigned int *`: address or host buffer, or null.
+ * @param lrnAlpha in `double *`: address or host buffer, or null.
+ * @param lrnBeta in `double *`: address or host buffer, or null.
+ * @param lrnK in `double *`: address or host buffer, or null. */
 export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnGetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   pointerArg('cudnnGetLRNDescriptor', 'lrnN', lrnN, true);
@@ -59,7 +85,10 @@ export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, l
   if (status !== 0) throw fail('cudnnGetLRNDescriptor', status);
 }
 let cudnnGetLastErrorString$c: NativeFunction | undefined;
-/** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 13.0 */
+/** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 13.0
+ * @param message in `char *`: address or host buffer, or null.
+ * @param max_size in `size_t`.
+ * @returns `void` */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
   pointerArg('cudnnGetLastErrorString', 'message', message, true);
   if (typeof max_size !== 'number' || !(max_size >= 0 && max_size <= 9007199254740991) || max_size % 1 !== 0) int64Arg('cudnnGetLastErrorString', 'max_size', max_size, false);
@@ -67,14 +96,18 @@ export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): 
   return result;
 }
 let cudnnGetMaxDeviceVersion$c: NativeFunction | undefined;
-/** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 13.0 */
+/** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 13.0
+ * @returns `size_t` */
 export function cudnnGetMaxDeviceVersion(): number {
   const result = (cudnnGetMaxDeviceVersion$c ??= binder.native('cudnnGetMaxDeviceVersion'))();
   return result;
 }
 let cudnnGetMultiHeadAttnBuffers$: Scratch | undefined;
 let cudnnGetMultiHeadAttnBuffers$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `weightSizeInBytes`, `workSpaceSizeInBytes`, `reserveSpaceSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`; `reserveSpaceSizeInBytes`: out `size_t *`. */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
   const s = (cudnnGetMultiHeadAttnBuffers$ ??= new Scratch(3));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
@@ -88,7 +121,14 @@ export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, att
 }
 let cudnnGetMultiHeadAttnWeights$: Scratch | undefined;
 let cudnnGetMultiHeadAttnWeights$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Returns `wAddr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param wKind in `cudnnMultiHeadAttnWeightKind_t`.
+ * @param weightSizeInBytes in `size_t`.
+ * @param weights in `const void *`: address or host buffer, or null.
+ * @param wDesc in `cudnnTensorDescriptor_t`.
+ * @returns the value of `wAddr`: out `void **`. */
 export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetMultiHeadAttnWeights$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;

@@ -10,7 +10,16 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnGetSeqDataDescriptor$: Scratch | undefined;
 let cudnnGetSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `seqLengthArraySize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param seqDataDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param nbDims in `int *`: address or host buffer, or null.
+ * @param nbDimsRequested in `int`.
+ * @param dimA in `int *`: address or host buffer, or null.
+ * @param axes in `cudnnSeqDataAxis_t *`: address or host buffer, or null.
+ * @param seqLengthSizeRequested in `size_t`.
+ * @param seqLengthArray in `int *`: address or host buffer, or null.
+ * @param paddingFill in `void *`: address or host buffer, or null.
+ * @returns `{ dataType, seqLengthArraySize }`: `dataType`: out `cudnnDataType_t *`; `seqLengthArraySize`: out `size_t *`. */
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; seqLengthArraySize: number } {
   const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(2));
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
@@ -29,7 +38,9 @@ export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_
 }
 let cudnnGetStream$: Scratch | undefined;
 let cudnnGetStream$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Returns `streamId`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
   const s = (cudnnGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
@@ -40,7 +51,17 @@ export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
 }
 let cudnnGetTensor4dDescriptor$: Scratch | undefined;
 let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param c in `int *`: address or host buffer, or null.
+ * @param h in `int *`: address or host buffer, or null.
+ * @param w in `int *`: address or host buffer, or null.
+ * @param nStride in `int *`: address or host buffer, or null.
+ * @param cStride in `int *`: address or host buffer, or null.
+ * @param hStride in `int *`: address or host buffer, or null.
+ * @param wStride in `int *`: address or host buffer, or null.
+ * @returns the value of `dataType`: out `cudnnDataType_t *`. */
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -59,7 +80,13 @@ export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
 }
 let cudnnGetTensorNdDescriptor$: Scratch | undefined;
 let cudnnGetTensorNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`.
+ * @param nbDimsRequested in `int`.
+ * @param nbDims in `int *`: address or host buffer, or null.
+ * @param dimA in `int *`: address or host buffer, or null.
+ * @param strideA in `int *`: address or host buffer, or null.
+ * @returns the value of `dataType`: out `cudnnDataType_t *`. */
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -74,7 +101,9 @@ export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
 }
 let cudnnGetTensorSizeInBytes$: Scratch | undefined;
 let cudnnGetTensorSizeInBytes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `const cudnnTensorDescriptor_t`.
+ * @returns the value of `size`: out `size_t *`. */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetTensorSizeInBytes$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
@@ -85,7 +114,13 @@ export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t 
 }
 let cudnnGetTensorTransformDescriptor$: Scratch | undefined;
 let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Returns `destFormat`, `direction`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param nbDimsRequested in `uint32_t`.
+ * @param padBeforeA in `int32_t *`: address or host buffer, or null.
+ * @param padAfterA in `int32_t *`: address or host buffer, or null.
+ * @param foldA in `uint32_t *`: address or host buffer, or null.
+ * @returns `{ destFormat, direction }`: `destFormat`: out `cudnnTensorFormat_t *`; `direction`: out `cudnnFoldingDirection_t *`. */
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
   const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -100,7 +135,8 @@ export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTr
   return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, direction: s.i32[2] as T.cudnnFoldingDirection_t };
 }
 let cudnnGetVersion$c: NativeFunction | undefined;
-/** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 13.0 */
+/** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 13.0
+ * @returns `size_t` */
 export function cudnnGetVersion(): number {
   const result = (cudnnGetVersion$c ??= binder.native('cudnnGetVersion'))();
   return result;

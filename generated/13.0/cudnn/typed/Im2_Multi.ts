@@ -9,7 +9,13 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnIm2Col$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param wDesc in `const cudnnFilterDescriptor_t`.
+ * @param convDesc in `const cudnnConvolutionDescriptor_t`.
+ * @param colBuffer in `void *`: address or host buffer, or null. */
 export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, colBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnIm2Col', 'xDesc', xDesc, true) as typeof xDesc;
@@ -22,7 +28,11 @@ export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensor
 }
 let cudnnInitTransformDest$: Scratch | undefined;
 let cudnnInitTransformDest$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `destSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `const cudnnTensorTransformDescriptor_t`.
+ * @param srcDesc in `const cudnnTensorDescriptor_t`.
+ * @param destDesc in `cudnnTensorDescriptor_t`.
+ * @returns the value of `destSizeInBytes`: out `size_t *`. */
 export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnInitTransformDest$ ??= new Scratch(1));
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
@@ -34,7 +44,20 @@ export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDesc
   return s.size(0);
 }
 let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param lrnMode in `cudnnLRNMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `const void *`: address or host buffer, or null.
+ * @param dyDesc in `const cudnnTensorDescriptor_t`.
+ * @param dy in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param dxDesc in `const cudnnTensorDescriptor_t`.
+ * @param dx in `void *`: address or host buffer, or null. */
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelBackward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelBackward', 'normDesc', normDesc, true) as typeof normDesc;
@@ -53,7 +76,16 @@ export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, nor
   if (status !== 0) throw fail('cudnnLRNCrossChannelBackward', status);
 }
 let cudnnLRNCrossChannelForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param lrnMode in `cudnnLRNMode_t`.
+ * @param alpha in `const void *`: address or host buffer, or null.
+ * @param xDesc in `const cudnnTensorDescriptor_t`.
+ * @param x in `const void *`: address or host buffer, or null.
+ * @param beta in `const void *`: address or host buffer, or null.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null. */
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelForward', 'handle', handle, true) as typeof handle;
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelForward', 'normDesc', normDesc, true) as typeof normDesc;
@@ -69,7 +101,11 @@ export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, norm
 }
 let cudnnMakeFusedOpsPlan$: Scratch | undefined;
 let cudnnMakeFusedOpsPlan$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `workspaceSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param plan in `cudnnFusedOpsPlan_t`.
+ * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
+ * @returns the value of `workspaceSizeInBytes`: out `size_t *`. */
 export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, constPack: T.cudnnFusedOpsConstParamPack_t | null): number {
   const s = (cudnnMakeFusedOpsPlan$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
@@ -81,7 +117,30 @@ export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cu
   return s.size(0);
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param loWinIdx in `const int *`: address or host buffer, or null.
+ * @param hiWinIdx in `const int *`: address or host buffer, or null.
+ * @param devSeqLengthsDQDO in `const int *`: address or host buffer, or null.
+ * @param devSeqLengthsDKDV in `const int *`: address or host buffer, or null.
+ * @param doDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dout in `const void *`: address or host buffer, or null.
+ * @param dqDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dqueries in `void *`: address or host buffer, or null.
+ * @param queries in `const void *`: address or host buffer, or null.
+ * @param dkDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dkeys in `void *`: address or host buffer, or null.
+ * @param keys in `const void *`: address or host buffer, or null.
+ * @param dvDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dvalues in `void *`: address or host buffer, or null.
+ * @param values in `const void *`: address or host buffer, or null.
+ * @param weightSizeInBytes in `size_t`.
+ * @param weights in `const void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t | null, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t | null, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t | null, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardData', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -110,7 +169,25 @@ export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, a
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardData', status);
 }
 let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param addGrad in `cudnnWgradMode_t`.
+ * @param qDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param queries in `const void *`: address or host buffer, or null.
+ * @param kDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param keys in `const void *`: address or host buffer, or null.
+ * @param vDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param values in `const void *`: address or host buffer, or null.
+ * @param doDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param dout in `const void *`: address or host buffer, or null.
+ * @param weightSizeInBytes in `size_t`.
+ * @param weights in `const void *`: address or host buffer, or null.
+ * @param dweights in `void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -134,7 +211,29 @@ export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardWeights', status);
 }
 let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param attnDesc in `const cudnnAttnDescriptor_t`.
+ * @param currIdx in `int`.
+ * @param loWinIdx in `const int *`: address or host buffer, or null.
+ * @param hiWinIdx in `const int *`: address or host buffer, or null.
+ * @param devSeqLengthsQO in `const int *`: address or host buffer, or null.
+ * @param devSeqLengthsKV in `const int *`: address or host buffer, or null.
+ * @param qDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param queries in `const void *`: address or host buffer, or null.
+ * @param residuals in `const void *`: address or host buffer, or null.
+ * @param kDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param keys in `const void *`: address or host buffer, or null.
+ * @param vDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param values in `const void *`: address or host buffer, or null.
+ * @param oDesc in `const cudnnSeqDataDescriptor_t`.
+ * @param out in `void *`: address or host buffer, or null.
+ * @param weightSizeInBytes in `size_t`.
+ * @param weights in `const void *`: address or host buffer, or null.
+ * @param workSpaceSizeInBytes in `size_t`.
+ * @param workSpace in `void *`: address or host buffer, or null.
+ * @param reserveSpaceSizeInBytes in `size_t`.
+ * @param reserveSpace in `void *`: address or host buffer, or null. */
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t | null, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnForward', 'attnDesc', attnDesc, true) as typeof attnDesc;

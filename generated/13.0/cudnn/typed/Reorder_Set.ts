@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param filterDesc in `const cudnnFilterDescriptor_t`.
+ * @param reorderType in `cudnnReorderType_t`.
+ * @param filterData in `const void *`: address or host buffer, or null.
+ * @param reorderedFilterData in `void *`: address or host buffer, or null.
+ * @param reorderBias in `int`.
+ * @param biasData in `const void *`: address or host buffer, or null.
+ * @param reorderedBiasData in `void *`: address or host buffer, or null. */
 export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnReorderFilterAndBias', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -23,7 +31,13 @@ export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filter
   if (status !== 0) throw fail('cudnnReorderFilterAndBias', status);
 }
 let cudnnRestoreDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param handle in `cudnnHandle_t`.
+ * @param dropout in `float`.
+ * @param states in `void *`: address or host buffer, or null.
+ * @param stateSizeInBytes in `size_t`.
+ * @param seed in `unsigned long long`. */
 export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRestoreDropoutDescriptor', 'handle', handle, true) as typeof handle;
@@ -35,7 +49,11 @@ export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescrip
   if (status !== 0) throw fail('cudnnRestoreDropoutDescriptor', status);
 }
 let cudnnScaleTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param alpha in `const void *`: address or host buffer, or null. */
 export function cudnnScaleTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, alpha: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnScaleTensor', 'handle', handle, true) as typeof handle;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnScaleTensor', 'yDesc', yDesc, true) as typeof yDesc;
@@ -45,7 +63,11 @@ export function cudnnScaleTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnT
   if (status !== 0) throw fail('cudnnScaleTensor', status);
 }
 let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param mode in `cudnnActivationMode_t`.
+ * @param reluNanOpt in `cudnnNanPropagation_t`.
+ * @param coef in `double`. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetActivationDescriptor', 'mode', 'i32', mode);
@@ -55,7 +77,9 @@ export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDe
   if (status !== 0) throw fail('cudnnSetActivationDescriptor', status);
 }
 let cudnnSetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param activationDesc in `cudnnActivationDescriptor_t`.
+ * @param swish_beta in `double`. */
 export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: number): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof swish_beta !== 'number') throw argError('cudnnSetActivationDescriptorSwishBeta', 'swish_beta', 'a number', swish_beta);
@@ -63,7 +87,27 @@ export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnAct
   if (status !== 0) throw fail('cudnnSetActivationDescriptorSwishBeta', status);
 }
 let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attnDesc in `cudnnAttnDescriptor_t`.
+ * @param attnMode in `unsigned int`.
+ * @param nHeads in `int`.
+ * @param smScaler in `double`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param computePrec in `cudnnDataType_t`.
+ * @param mathType in `cudnnMathType_t`.
+ * @param attnDropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param postDropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param qSize in `int`.
+ * @param kSize in `int`.
+ * @param vSize in `int`.
+ * @param qProjSize in `int`.
+ * @param kProjSize in `int`.
+ * @param vProjSize in `int`.
+ * @param oProjSize in `int`.
+ * @param qoMaxSeqLength in `int`.
+ * @param kvMaxSeqLength in `int`.
+ * @param maxBatchSize in `int`.
+ * @param maxBeamSize in `int`. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
   if (typeof attnMode !== 'number' || (attnMode >>> 0) !== attnMode) throw intError('cudnnSetAttnDescriptor', 'attnMode', 'u32', attnMode);
@@ -89,7 +133,9 @@ export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null,
   if (status !== 0) throw fail('cudnnSetAttnDescriptor', status);
 }
 let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param compType in `cudnnDataType_t`. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor', 'compType', 'i32', compType);
@@ -97,7 +143,11 @@ export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor', status);
 }
 let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param compType in `cudnnDataType_t`.
+ * @param normMode in `cudnnLossNormalizationMode_t`.
+ * @param gradMode in `cudnnNanPropagation_t`. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptorEx', 'compType', 'i32', compType);
@@ -107,7 +157,12 @@ export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescripto
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptorEx', status);
 }
 let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param compType in `cudnnDataType_t`.
+ * @param normMode in `cudnnLossNormalizationMode_t`.
+ * @param gradMode in `cudnnNanPropagation_t`.
+ * @param maxLabelLength in `int`. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v8', 'compType', 'i32', compType);
@@ -118,7 +173,12 @@ export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescript
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v8', status);
 }
 let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
+ * @param compType in `cudnnDataType_t`.
+ * @param normMode in `cudnnLossNormalizationMode_t`.
+ * @param ctcGradMode in `cudnnCTCGradMode_t`.
+ * @param maxLabelLength in `int`. */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
@@ -129,7 +189,10 @@ export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescript
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v9', status);
 }
 let cudnnSetCallback$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `unsigned int`.
+ * @param udata in `void *`: address or host buffer, or null.
+ * @param fptr in C callback `cudnnCallback_t`; null allowed. */
 export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer): void {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cudnnSetCallback', 'mask', 'u32', mask);
   pointerArg('cudnnSetCallback', 'udata', udata, true);
@@ -138,7 +201,16 @@ export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer
   if (status !== 0) throw fail('cudnnSetCallback', status);
 }
 let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param pad_h in `int`.
+ * @param pad_w in `int`.
+ * @param u in `int`.
+ * @param v in `int`.
+ * @param dilation_h in `int`.
+ * @param dilation_w in `int`.
+ * @param mode in `cudnnConvolutionMode_t`.
+ * @param computeType in `cudnnDataType_t`. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof pad_h !== 'number' || (pad_h | 0) !== pad_h) throw intError('cudnnSetConvolution2dDescriptor', 'pad_h', 'i32', pad_h);
@@ -153,7 +225,9 @@ export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDesc
   if (status !== 0) throw fail('cudnnSetConvolution2dDescriptor', status);
 }
 let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param groupCount in `int`. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof groupCount !== 'number' || (groupCount | 0) !== groupCount) throw intError('cudnnSetConvolutionGroupCount', 'groupCount', 'i32', groupCount);
@@ -161,7 +235,9 @@ export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescri
   if (status !== 0) throw fail('cudnnSetConvolutionGroupCount', status);
 }
 let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param mathType in `cudnnMathType_t`. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetConvolutionMathType', 'mathType', 'i32', mathType);
@@ -169,7 +245,14 @@ export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescript
   if (status !== 0) throw fail('cudnnSetConvolutionMathType', status);
 }
 let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param arrayLength in `int`.
+ * @param padA in `const int *`: address or host buffer, or null.
+ * @param filterStrideA in `const int *`: address or host buffer, or null.
+ * @param dilationA in `const int *`: address or host buffer, or null.
+ * @param mode in `cudnnConvolutionMode_t`.
+ * @param computeType in `cudnnDataType_t`. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof arrayLength !== 'number' || (arrayLength | 0) !== arrayLength) throw intError('cudnnSetConvolutionNdDescriptor', 'arrayLength', 'i32', arrayLength);
@@ -182,7 +265,9 @@ export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDesc
   if (status !== 0) throw fail('cudnnSetConvolutionNdDescriptor', status);
 }
 let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param convDesc in `cudnnConvolutionDescriptor_t`.
+ * @param reorderType in `cudnnReorderType_t`. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof reorderType !== 'number' || (reorderType | 0) !== reorderType) throw intError('cudnnSetConvolutionReorderType', 'reorderType', 'i32', reorderType);
@@ -190,7 +275,13 @@ export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescr
   if (status !== 0) throw fail('cudnnSetConvolutionReorderType', status);
 }
 let cudnnSetDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param handle in `cudnnHandle_t`.
+ * @param dropout in `float`.
+ * @param states in `void *`: address or host buffer, or null.
+ * @param stateSizeInBytes in `size_t`.
+ * @param seed in `unsigned long long`. */
 export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetDropoutDescriptor', 'handle', handle, true) as typeof handle;
@@ -202,7 +293,14 @@ export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
   if (status !== 0) throw fail('cudnnSetDropoutDescriptor', status);
 }
 let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param filterDesc in `cudnnFilterDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param format in `cudnnTensorFormat_t`.
+ * @param k in `int`.
+ * @param c in `int`.
+ * @param h in `int`.
+ * @param w in `int`. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilter4dDescriptor', 'dataType', 'i32', dataType);
@@ -215,7 +313,12 @@ export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t
   if (status !== 0) throw fail('cudnnSetFilter4dDescriptor', status);
 }
 let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param filterDesc in `cudnnFilterDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param format in `cudnnTensorFormat_t`.
+ * @param nbDims in `int`.
+ * @param filterDimA in `const int *`: address or host buffer, or null. */
 export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilterNdDescriptor', 'dataType', 'i32', dataType);
@@ -226,7 +329,10 @@ export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t
   if (status !== 0) throw fail('cudnnSetFilterNdDescriptor', status);
 }
 let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param constPack in `cudnnFusedOpsConstParamPack_t`.
+ * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
+ * @param param in `const void *`: address or host buffer, or null. */
 export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
@@ -235,7 +341,10 @@ export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedO
   if (status !== 0) throw fail('cudnnSetFusedOpsConstParamPackAttribute', status);
 }
 let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
+ * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
+ * @param ptr in `void *`: address or host buffer, or null. */
 export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
@@ -244,7 +353,12 @@ export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedO
   if (status !== 0) throw fail('cudnnSetFusedOpsVariantParamPackAttribute', status);
 }
 let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param normDesc in `cudnnLRNDescriptor_t`.
+ * @param lrnN in `unsigned int`.
+ * @param lrnAlpha in `double`.
+ * @param lrnBeta in `double`.
+ * @param lrnK in `double`. */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   if (typeof lrnN !== 'number' || (lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
@@ -255,7 +369,11 @@ export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, l
   if (status !== 0) throw fail('cudnnSetLRNDescriptor', status);
 }
 let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param opTensorDesc in `cudnnOpTensorDescriptor_t`.
+ * @param opTensorOp in `cudnnOpTensorOp_t`.
+ * @param opTensorCompType in `cudnnDataType_t`.
+ * @param opTensorNanOpt in `cudnnNanPropagation_t`. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
   if (typeof opTensorOp !== 'number' || (opTensorOp | 0) !== opTensorOp) throw intError('cudnnSetOpTensorDescriptor', 'opTensorOp', 'i32', opTensorOp);
@@ -265,7 +383,16 @@ export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescript
   if (status !== 0) throw fail('cudnnSetOpTensorDescriptor', status);
 }
 let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `cudnnPoolingDescriptor_t`.
+ * @param mode in `cudnnPoolingMode_t`.
+ * @param maxpoolingNanOpt in `cudnnNanPropagation_t`.
+ * @param windowHeight in `int`.
+ * @param windowWidth in `int`.
+ * @param verticalPadding in `int`.
+ * @param horizontalPadding in `int`.
+ * @param verticalStride in `int`.
+ * @param horizontalStride in `int`. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPooling2dDescriptor', 'mode', 'i32', mode);
@@ -280,7 +407,14 @@ export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescripto
   if (status !== 0) throw fail('cudnnSetPooling2dDescriptor', status);
 }
 let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolingDesc in `cudnnPoolingDescriptor_t`.
+ * @param mode in `const cudnnPoolingMode_t`.
+ * @param maxpoolingNanOpt in `const cudnnNanPropagation_t`.
+ * @param nbDims in `int`.
+ * @param windowDimA in `const int *`: address or host buffer, or null.
+ * @param paddingA in `const int *`: address or host buffer, or null.
+ * @param strideA in `const int *`: address or host buffer, or null. */
 export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPoolingNdDescriptor', 'mode', 'i32', mode);
@@ -293,7 +427,15 @@ export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescripto
   if (status !== 0) throw fail('cudnnSetPoolingNdDescriptor', status);
 }
 let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param layout in `cudnnRNNDataLayout_t`.
+ * @param maxSeqLength in `int`.
+ * @param batchSize in `int`.
+ * @param vectorSize in `int`.
+ * @param seqLengthArray in `const int *`: address or host buffer, or null.
+ * @param paddingFill in `void *`: address or host buffer, or null. */
 export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
@@ -307,7 +449,22 @@ export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_
   if (status !== 0) throw fail('cudnnSetRNNDataDescriptor', status);
 }
 let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rnnDesc in `cudnnRNNDescriptor_t`.
+ * @param algo in `cudnnRNNAlgo_t`.
+ * @param cellMode in `cudnnRNNMode_t`.
+ * @param biasMode in `cudnnRNNBiasMode_t`.
+ * @param dirMode in `cudnnDirectionMode_t`.
+ * @param inputMode in `cudnnRNNInputMode_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param mathPrec in `cudnnDataType_t`.
+ * @param mathType in `cudnnMathType_t`.
+ * @param inputSize in `int32_t`.
+ * @param hiddenSize in `int32_t`.
+ * @param projSize in `int32_t`.
+ * @param numLayers in `int32_t`.
+ * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
+ * @param auxFlags in `uint32_t`. */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
@@ -328,7 +485,13 @@ export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null,
   if (status !== 0) throw fail('cudnnSetRNNDescriptor_v8', status);
 }
 let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`.
+ * @param reduceTensorOp in `cudnnReduceTensorOp_t`.
+ * @param reduceTensorCompType in `cudnnDataType_t`.
+ * @param reduceTensorNanOpt in `cudnnNanPropagation_t`.
+ * @param reduceTensorIndices in `cudnnReduceTensorIndices_t`.
+ * @param reduceTensorIndicesType in `cudnnIndicesType_t`. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   if (typeof reduceTensorOp !== 'number' || (reduceTensorOp | 0) !== reduceTensorOp) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorOp', 'i32', reduceTensorOp);
@@ -340,7 +503,15 @@ export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTe
   if (status !== 0) throw fail('cudnnSetReduceTensorDescriptor', status);
 }
 let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param seqDataDesc in `cudnnSeqDataDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param nbDims in `int`.
+ * @param dimA in `const int *`: address or host buffer, or null.
+ * @param axes in `const cudnnSeqDataAxis_t *`: address or host buffer, or null.
+ * @param seqLengthArraySize in `size_t`.
+ * @param seqLengthArray in `const int *`: address or host buffer, or null.
+ * @param paddingFill in `void *`: address or host buffer, or null. */
 export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetSeqDataDescriptor', 'dataType', 'i32', dataType);
@@ -354,7 +525,12 @@ export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_
   if (status !== 0) throw fail('cudnnSetSeqDataDescriptor', status);
 }
 let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
+ * @param samplerType in `cudnnSamplerType_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param nbDims in `const int`.
+ * @param dimA in `const int *`: address or host buffer, or null. */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   if (typeof samplerType !== 'number' || (samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
@@ -365,7 +541,9 @@ export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTra
   if (status !== 0) throw fail('cudnnSetSpatialTransformerNdDescriptor', status);
 }
 let cudnnSetStream$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cudnnSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -373,7 +551,11 @@ export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaS
   if (status !== 0) throw fail('cudnnSetStream', status);
 }
 let cudnnSetTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cudnnHandle_t`.
+ * @param yDesc in `const cudnnTensorDescriptor_t`.
+ * @param y in `void *`: address or host buffer, or null.
+ * @param valuePtr in `const void *`: address or host buffer, or null. */
 export function cudnnSetTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, valuePtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetTensor', 'handle', handle, true) as typeof handle;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSetTensor', 'yDesc', yDesc, true) as typeof yDesc;
@@ -383,7 +565,14 @@ export function cudnnSetTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTen
   if (status !== 0) throw fail('cudnnSetTensor', status);
 }
 let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`.
+ * @param format in `cudnnTensorFormat_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param n_ in `int`.
+ * @param c in `int`.
+ * @param h in `int`.
+ * @param w in `int`. */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
@@ -396,7 +585,17 @@ export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptor', status);
 }
 let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param n_ in `int`.
+ * @param c in `int`.
+ * @param h in `int`.
+ * @param w in `int`.
+ * @param nStride in `int`.
+ * @param cStride in `int`.
+ * @param hStride in `int`.
+ * @param wStride in `int`. */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
@@ -412,7 +611,12 @@ export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptorEx', status);
 }
 let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param nbDims in `int`.
+ * @param dimA in `const int *`: address or host buffer, or null.
+ * @param strideA in `const int *`: address or host buffer, or null. */
 export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
@@ -423,7 +627,12 @@ export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
   if (status !== 0) throw fail('cudnnSetTensorNdDescriptor', status);
 }
 let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param tensorDesc in `cudnnTensorDescriptor_t`.
+ * @param format in `cudnnTensorFormat_t`.
+ * @param dataType in `cudnnDataType_t`.
+ * @param nbDims in `int`.
+ * @param dimA in `const int *`: address or host buffer, or null. */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
@@ -434,7 +643,14 @@ export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor
   if (status !== 0) throw fail('cudnnSetTensorNdDescriptorEx', status);
 }
 let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
+ * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
+ * @param nbDims in `const uint32_t`.
+ * @param destFormat in `const cudnnTensorFormat_t`.
+ * @param padBeforeA in `const int32_t *`: address or host buffer, or null.
+ * @param padAfterA in `const int32_t *`: address or host buffer, or null.
+ * @param foldA in `const uint32_t *`: address or host buffer, or null.
+ * @param direction in `const cudnnFoldingDirection_t`. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof nbDims !== 'number' || (nbDims >>> 0) !== nbDims) throw intError('cudnnSetTensorTransformDescriptor', 'nbDims', 'u32', nbDims);

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cufftGetPlanPropertyInt64$c: NativeFunction | undefined;
-/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param property in `cufftProperty`.
+ * @param returnPtrValue in `long long *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.5. */
 export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty, returnPtrValue: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
@@ -19,7 +23,9 @@ export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftPropert
 }
 let cufftGetProperty$: Scratch | undefined;
 let cufftGetProperty$c: NativeFunction | undefined;
-/** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 13.0 Returns `value`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `libraryPropertyType`.
+ * @returns the value of `value`: out `int *`. */
 export function cufftGetProperty(type: T.libraryPropertyType): number {
   const s = (cufftGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
@@ -30,7 +36,9 @@ export function cufftGetProperty(type: T.libraryPropertyType): number {
 }
 let cufftGetSize$: Scratch | undefined;
 let cufftGetSize$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize(handle: number): number {
   const s = (cufftGetSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
@@ -41,7 +49,12 @@ export function cufftGetSize(handle: number): number {
 }
 let cufftGetSize1d$: Scratch | undefined;
 let cufftGetSize1d$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @param nx in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftGetSize1d$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
@@ -55,7 +68,12 @@ export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, ba
 }
 let cufftGetSize2d$: Scratch | undefined;
 let cufftGetSize2d$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftGetSize2d$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
@@ -69,7 +87,13 @@ export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.c
 }
 let cufftGetSize3d$: Scratch | undefined;
 let cufftGetSize3d$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param nz in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftGetSize3d$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
@@ -84,7 +108,19 @@ export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: numbe
 }
 let cufftGetSizeMany$: Scratch | undefined;
 let cufftGetSizeMany$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 13.0 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `int *`: address or host buffer, or null.
+ * @param inembed in `int *`: address or host buffer, or null.
+ * @param istride in `int`.
+ * @param idist in `int`.
+ * @param onembed in `int *`: address or host buffer, or null.
+ * @param ostride in `int`.
+ * @param odist in `int`.
+ * @param type in `cufftType`.
+ * @param batch in `int`.
+ * @returns the value of `workArea`: out `size_t *`. */
 export function cufftGetSizeMany(handle: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftGetSizeMany$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
@@ -105,7 +141,19 @@ export function cufftGetSizeMany(handle: number, rank: number, n_: T.Pointer, in
 }
 let cufftGetSizeMany64$: Scratch | undefined;
 let cufftGetSizeMany64$c: NativeFunction | undefined;
-/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `long long *`: address or host buffer, or null.
+ * @param inembed in `long long *`: address or host buffer, or null.
+ * @param istride in `long long`.
+ * @param idist in `long long`.
+ * @param onembed in `long long *`: address or host buffer, or null.
+ * @param ostride in `long long`.
+ * @param odist in `long long`.
+ * @param type in `cufftType`.
+ * @param batch in `long long`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   const s = (cufftGetSizeMany64$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
@@ -126,7 +174,8 @@ export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, in
 }
 let cufftGetVersion$: Scratch | undefined;
 let cufftGetVersion$c: NativeFunction | undefined;
-/** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 13.0 Returns `version`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `int *`. */
 export function cufftGetVersion(): number {
   const s = (cufftGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;

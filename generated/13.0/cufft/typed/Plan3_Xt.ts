@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftPlan3d$: Scratch | undefined;
 let cufftPlan3d$c: NativeFunction | undefined;
-/** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 13.0 Returns `plan`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nx in `int`.
+ * @param ny in `int`.
+ * @param nz in `int`.
+ * @param type in `cufftType`.
+ * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftPlan3d$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -23,7 +28,10 @@ export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftTyp
   return s.i32[0];
 }
 let cufftResetPlanProperty$c: NativeFunction | undefined;
-/** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param property in `cufftProperty`.
+ * @remarks Since CUDA 12.5. */
 export function cufftResetPlanProperty(plan: number, property: T.cufftProperty): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftResetPlanProperty', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftResetPlanProperty', 'property', 'i32', property);
@@ -31,7 +39,9 @@ export function cufftResetPlanProperty(plan: number, property: T.cufftProperty):
   if (status !== 0) throw fail('cufftResetPlanProperty', status);
 }
 let cufftSetAutoAllocation$c: NativeFunction | undefined;
-/** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param autoAllocate in `int`. */
 export function cufftSetAutoAllocation(plan: number, autoAllocate: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetAutoAllocation', 'plan', 'i32', plan);
   if (typeof autoAllocate !== 'number' || (autoAllocate | 0) !== autoAllocate) throw intError('cufftSetAutoAllocation', 'autoAllocate', 'i32', autoAllocate);
@@ -39,7 +49,11 @@ export function cufftSetAutoAllocation(plan: number, autoAllocate: number): void
   if (status !== 0) throw fail('cufftSetAutoAllocation', status);
 }
 let cufftSetPlanPropertyInt64$c: NativeFunction | undefined;
-/** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param property in `cufftProperty`.
+ * @param inputValueInt in `const long long`.
+ * @remarks Since CUDA 12.5. */
 export function cufftSetPlanPropertyInt64(plan: number, property: T.cufftProperty, inputValueInt: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetPlanPropertyInt64', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftSetPlanPropertyInt64', 'property', 'i32', property);
@@ -48,7 +62,9 @@ export function cufftSetPlanPropertyInt64(plan: number, property: T.cufftPropert
   if (status !== 0) throw fail('cufftSetPlanPropertyInt64', status);
 }
 let cufftSetStream$c: NativeFunction | undefined;
-/** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param stream in `cudaStream_t`. */
 export function cufftSetStream(plan: number, stream: T.cudaStream_t | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cufftSetStream', 'stream', stream, true) as typeof stream;
@@ -56,7 +72,9 @@ export function cufftSetStream(plan: number, stream: T.cudaStream_t | null): voi
   if (status !== 0) throw fail('cufftSetStream', status);
 }
 let cufftSetWorkArea$c: NativeFunction | undefined;
-/** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param workArea in `void *`: address or host buffer, or null. */
 export function cufftSetWorkArea(plan: number, workArea: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetWorkArea', 'plan', 'i32', plan);
   pointerArg('cufftSetWorkArea', 'workArea', workArea, true);
@@ -64,7 +82,9 @@ export function cufftSetWorkArea(plan: number, workArea: T.Pointer): void {
   if (status !== 0) throw fail('cufftSetWorkArea', status);
 }
 let cufftXtClearCallback$c: NativeFunction | undefined;
-/** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param cbType in `cufftXtCallbackType`. */
 export function cufftXtClearCallback(plan: number, cbType: T.cufftXtCallbackType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtClearCallback', 'plan', 'i32', plan);
   if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtClearCallback', 'cbType', 'i32', cbType);
@@ -72,7 +92,11 @@ export function cufftXtClearCallback(plan: number, cbType: T.cufftXtCallbackType
   if (status !== 0) throw fail('cufftXtClearCallback', status);
 }
 let cufftXtExec$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `void *`: address or host buffer, or null.
+ * @param output in `void *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
   pointerArg('cufftXtExec', 'input', input, true);
@@ -82,7 +106,11 @@ export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, d
   if (status !== 0) throw fail('cufftXtExec', status);
 }
 let cufftXtExecDescriptor$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptor', 'input', input, true);
@@ -92,7 +120,11 @@ export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.
   if (status !== 0) throw fail('cufftXtExecDescriptor', status);
 }
 let cufftXtExecDescriptorC2C$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorC2C', 'input', input, true);
@@ -102,7 +134,10 @@ export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorC2C', status);
 }
 let cufftXtExecDescriptorC2R$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null. */
 export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2R', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorC2R', 'input', input, true);
@@ -111,7 +146,10 @@ export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorC2R', status);
 }
 let cufftXtExecDescriptorD2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null. */
 export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorD2Z', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorD2Z', 'input', input, true);
@@ -120,7 +158,10 @@ export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorD2Z', status);
 }
 let cufftXtExecDescriptorR2C$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null. */
 export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorR2C', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorR2C', 'input', input, true);
@@ -129,7 +170,10 @@ export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorR2C', status);
 }
 let cufftXtExecDescriptorZ2D$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null. */
 export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2D', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorZ2D', 'input', input, true);
@@ -138,7 +182,11 @@ export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2D', status);
 }
 let cufftXtExecDescriptorZ2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param input in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param output in `cudaLibXtDesc *`: address or host buffer, or null.
+ * @param direction in `int`. */
 export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
   pointerArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
@@ -148,7 +196,8 @@ export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output:
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2Z', status);
 }
 let cufftXtFree$c: NativeFunction | undefined;
-/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descriptor in `cudaLibXtDesc *`: address or host buffer, or null. */
 export function cufftXtFree(descriptor: T.Pointer): void {
   pointerArg('cufftXtFree', 'descriptor', descriptor, true);
   const status = (cufftXtFree$c ??= binder.native('cufftXtFree'))(descriptor);
@@ -156,7 +205,21 @@ export function cufftXtFree(descriptor: T.Pointer): void {
 }
 let cufftXtGetSizeMany$: Scratch | undefined;
 let cufftXtGetSizeMany$c: NativeFunction | undefined;
-/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `long long *`: address or host buffer, or null.
+ * @param inembed in `long long *`: address or host buffer, or null.
+ * @param istride in `long long`.
+ * @param idist in `long long`.
+ * @param inputtype in `cudaDataType`.
+ * @param onembed in `long long *`: address or host buffer, or null.
+ * @param ostride in `long long`.
+ * @param odist in `long long`.
+ * @param outputtype in `cudaDataType`.
+ * @param batch in `long long`.
+ * @param executiontype in `cudaDataType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftXtGetSizeMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   const s = (cufftXtGetSizeMany$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
@@ -179,7 +242,21 @@ export function cufftXtGetSizeMany(plan: number, rank: number, n_: T.Pointer, in
 }
 let cufftXtMakePlanMany$: Scratch | undefined;
 let cufftXtMakePlanMany$c: NativeFunction | undefined;
-/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param rank in `int`.
+ * @param n_ in `long long *`: address or host buffer, or null.
+ * @param inembed in `long long *`: address or host buffer, or null.
+ * @param istride in `long long`.
+ * @param idist in `long long`.
+ * @param inputtype in `cudaDataType`.
+ * @param onembed in `long long *`: address or host buffer, or null.
+ * @param ostride in `long long`.
+ * @param odist in `long long`.
+ * @param outputtype in `cudaDataType`.
+ * @param batch in `long long`.
+ * @param executiontype in `cudaDataType`.
+ * @returns the value of `workSize`: out `size_t *`. */
 export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   const s = (cufftXtMakePlanMany$ ??= new Scratch(1));
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
@@ -201,7 +278,10 @@ export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, i
   return s.size(0);
 }
 let cufftXtMalloc$c: NativeFunction | undefined;
-/** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param descriptor in `cudaLibXtDesc **`: address or host buffer, or null.
+ * @param format in `cufftXtSubFormat`. */
 export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cufftXtSubFormat): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMalloc', 'plan', 'i32', plan);
   pointerArg('cufftXtMalloc', 'descriptor', descriptor, true);
@@ -210,7 +290,11 @@ export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cuf
   if (status !== 0) throw fail('cufftXtMalloc', status);
 }
 let cufftXtMemcpy$c: NativeFunction | undefined;
-/** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param dstPointer in `void *`: address or host buffer, or null.
+ * @param srcPointer in `void *`: address or host buffer, or null.
+ * @param type in `cufftXtCopyType`. */
 export function cufftXtMemcpy(plan: number, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMemcpy', 'plan', 'i32', plan);
   pointerArg('cufftXtMemcpy', 'dstPointer', dstPointer, true);
@@ -220,7 +304,10 @@ export function cufftXtMemcpy(plan: number, dstPointer: T.Pointer, srcPointer: T
   if (status !== 0) throw fail('cufftXtMemcpy', status);
 }
 let cufftXtQueryPlan$c: NativeFunction | undefined;
-/** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param queryStruct in `void *`: address or host buffer, or null.
+ * @param queryType in `cufftXtQueryType`. */
 export function cufftXtQueryPlan(plan: number, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtQueryPlan', 'plan', 'i32', plan);
   pointerArg('cufftXtQueryPlan', 'queryStruct', queryStruct, true);
@@ -229,7 +316,11 @@ export function cufftXtQueryPlan(plan: number, queryStruct: T.Pointer, queryType
   if (status !== 0) throw fail('cufftXtQueryPlan', status);
 }
 let cufftXtSetCallback$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param callback_routine in `void **`: address or host buffer.
+ * @param cbType in `cufftXtCallbackType`.
+ * @param caller_info in `void **`: address or host buffer. */
 export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallback', 'plan', 'i32', plan);
   pointerArg('cufftXtSetCallback', 'callback_routine', callback_routine, false);
@@ -239,7 +330,10 @@ export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cb
   if (status !== 0) throw fail('cufftXtSetCallback', status);
 }
 let cufftXtSetCallbackSharedSize$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param cbType in `cufftXtCallbackType`.
+ * @param sharedSize in `size_t`. */
 export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
   if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtSetCallbackSharedSize', 'cbType', 'i32', cbType);
@@ -248,7 +342,10 @@ export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCall
   if (status !== 0) throw fail('cufftXtSetCallbackSharedSize', status);
 }
 let cufftXtSetGPUs$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cufftHandle`.
+ * @param nGPUs in `int`.
+ * @param whichGPUs in `int *`: address or host buffer, or null. */
 export function cufftXtSetGPUs(handle: number, nGPUs: number, whichGPUs: T.Pointer): void {
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftXtSetGPUs', 'handle', 'i32', handle);
   if (typeof nGPUs !== 'number' || (nGPUs | 0) !== nGPUs) throw intError('cufftXtSetGPUs', 'nGPUs', 'i32', nGPUs);
@@ -257,7 +354,14 @@ export function cufftXtSetGPUs(handle: number, nGPUs: number, whichGPUs: T.Point
   if (status !== 0) throw fail('cufftXtSetGPUs', status);
 }
 let cufftXtSetJITCallback$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param lto_callback_symbol_name in string (`const char *`).
+ * @param lto_callback_fatbin in `const void *`: address or host buffer, or null.
+ * @param lto_callback_fatbin_size in `size_t`.
+ * @param type in `cufftXtCallbackType`.
+ * @param caller_info in `void **`: address or host buffer.
+ * @remarks Since CUDA 12.6. */
 export function cufftXtSetJITCallback(plan: number, lto_callback_symbol_name: string, lto_callback_fatbin: T.Pointer, lto_callback_fatbin_size: T.Int64, type: T.cufftXtCallbackType, caller_info: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetJITCallback', 'plan', 'i32', plan);
   if (typeof lto_callback_symbol_name !== 'string') throw argError('cufftXtSetJITCallback', 'lto_callback_symbol_name', 'a string', lto_callback_symbol_name);
@@ -268,26 +372,25 @@ export function cufftXtSetJITCallback(plan: number, lto_callback_symbol_name: st
   const status = (cufftXtSetJITCallback$c ??= binder.native('cufftXtSetJITCallback'))(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
   if (status !== 0) throw fail('cufftXtSetJITCallback', status);
 }
-let cufftXtSetWorkArea$: Scratch | undefined;
 let cufftXtSetWorkArea$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 13.0 Returns `workArea`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
-export function cufftXtSetWorkArea(plan: number): number {
-  const s = (cufftXtSetWorkArea$ ??= new Scratch(1));
+/** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param workArea in `void **`: address or host buffer. */
+export function cufftXtSetWorkArea(plan: number, workArea: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkArea', 'plan', 'i32', plan);
-  s.u64[0] = 0n;
-  const status = (cufftXtSetWorkArea$c ??= binder.native('cufftXtSetWorkArea'))(plan, s.slot(0));
+  pointerArg('cufftXtSetWorkArea', 'workArea', workArea, false);
+  const status = (cufftXtSetWorkArea$c ??= binder.native('cufftXtSetWorkArea'))(plan, workArea);
   if (status !== 0) throw fail('cufftXtSetWorkArea', status);
-  return s.address(0);
 }
-let cufftXtSetWorkAreaPolicy$: Scratch | undefined;
 let cufftXtSetWorkAreaPolicy$c: NativeFunction | undefined;
-/** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 13.0 Returns `workSize`. Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call. */
-export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy): number {
-  const s = (cufftXtSetWorkAreaPolicy$ ??= new Scratch(1));
+/** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+ * @param plan in `cufftHandle`.
+ * @param policy in `cufftXtWorkAreaPolicy`.
+ * @param workSize in `size_t *`: address or host buffer, or null. */
+export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkAreaPolicy', 'plan', 'i32', plan);
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cufftXtSetWorkAreaPolicy', 'policy', 'i32', policy);
-  s.u64[0] = 0n;
-  const status = (cufftXtSetWorkAreaPolicy$c ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, s.slot(0));
+  pointerArg('cufftXtSetWorkAreaPolicy', 'workSize', workSize, true);
+  const status = (cufftXtSetWorkAreaPolicy$c ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, workSize);
   if (status !== 0) throw fail('cufftXtSetWorkAreaPolicy', status);
-  return s.size(0);
 }

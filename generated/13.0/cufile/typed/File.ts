@@ -9,14 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuFileBatchIOCancel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null. */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIOCancel', 'batch_idp', batch_idp, true);
   const status = ((cuFileBatchIOCancel$c ??= binder.native('cuFileBatchIOCancel'))(batch_idp) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOCancel', status);
 }
 let cuFileBatchIODestroy$c: NativeFunction | undefined;
-/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 */
+/** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @returns `void` */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIODestroy', 'batch_idp', batch_idp, true);
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -24,7 +27,10 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 }
 let cuFileBatchIOGetStatus$: Scratch | undefined;
 let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Returns `nr`, `iocbp`, `timeout`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @param min_nr in `unsigned int`.
+ * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
@@ -38,7 +44,9 @@ export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { 
 }
 let cuFileBatchIOSetUp$: Scratch | undefined;
 let cuFileBatchIOSetUp$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Returns `batch_idp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nr in `unsigned int`.
+ * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -48,7 +56,10 @@ export function cuFileBatchIOSetUp(nr: number): number {
   return s.address(0);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
+ * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
+ * @param flags in `unsigned int`. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
@@ -58,14 +69,18 @@ export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUf
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
 }
 let cuFileBufDeregister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bufPtr_base in `const void *`: address or host buffer, or null. */
 export function cuFileBufDeregister(bufPtr_base: T.Pointer): void {
   pointerArg('cuFileBufDeregister', 'bufPtr_base', bufPtr_base, true);
   const status = ((cuFileBufDeregister$c ??= binder.native('cuFileBufDeregister'))(bufPtr_base) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufDeregister', status);
 }
 let cuFileBufRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bufPtr_base in `const void *`: address or host buffer, or null.
+ * @param length in `size_t`.
+ * @param flags in `int`. */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
@@ -80,7 +95,8 @@ export function cuFileDriverClose(): void {
   if (status !== 0) throw fail('cuFileDriverClose', status);
 }
 let cuFileDriverGetProperties$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param props in `CUfileDrvProps_t *`: address or host buffer, or null. */
 export function cuFileDriverGetProperties(props: T.Pointer): void {
   pointerArg('cuFileDriverGetProperties', 'props', props, true);
   const status = ((cuFileDriverGetProperties$c ??= binder.native('cuFileDriverGetProperties'))(props) as { err: number }).err;
@@ -93,28 +109,33 @@ export function cuFileDriverOpen(): void {
   if (status !== 0) throw fail('cuFileDriverOpen', status);
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_cache_size in `size_t`. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || max_cache_size % 1 !== 0) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxCacheSize', status);
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_direct_io_size in `size_t`. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || max_direct_io_size % 1 !== 0) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxDirectIOSize', status);
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param max_pinned_size in `size_t`. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || max_pinned_size % 1 !== 0) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxPinnedMemSize', status);
 }
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poll in `_Bool`.
+ * @param poll_threshold_size in `size_t`. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
   if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || poll_threshold_size % 1 !== 0) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
@@ -123,7 +144,10 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
 }
 let cuFileGetBARSizeInKB$: Scratch | undefined;
 let cuFileGetBARSizeInKB$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Returns `barSize`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuIndex in `int`.
+ * @returns the value of `barSize`: out `size_t *`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
   const s = (cuFileGetBARSizeInKB$ ??= new Scratch(1));
   if (typeof gpuIndex !== 'number' || (gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
@@ -134,7 +158,10 @@ export function cuFileGetBARSizeInKB(gpuIndex: number): number {
 }
 let cuFileGetParameterBool$: Scratch | undefined;
 let cuFileGetParameterBool$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileBoolConfigParameter_t`.
+ * @returns the value of `value`: out `_Bool *`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
   const s = (cuFileGetParameterBool$ ??= new Scratch(1));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
@@ -145,7 +172,10 @@ export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): bo
 }
 let cuFileGetParameterMinMaxValue$: Scratch | undefined;
 let cuFileGetParameterMinMaxValue$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Returns `min_value`, `max_value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileSizeTConfigParameter_t`.
+ * @returns `{ min_value, max_value }`: `min_value`: out `size_t *`; `max_value`: out `size_t *`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
   const s = (cuFileGetParameterMinMaxValue$ ??= new Scratch(2));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
@@ -156,7 +186,10 @@ export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParamete
   return { min_value: s.size(0), max_value: s.size(1) };
 }
 let cuFileGetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size_values in array of `size_t`; its length is passed as `len`.
+ * @param count_values in array of `size_t`; its length is passed as `len`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
   const size_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
   const count_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
@@ -166,7 +199,10 @@ export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.In
 }
 let cuFileGetParameterSizeT$: Scratch | undefined;
 let cuFileGetParameterSizeT$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileSizeTConfigParameter_t`.
+ * @returns the value of `value`: out `size_t *`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
   const s = (cuFileGetParameterSizeT$ ??= new Scratch(1));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
@@ -176,7 +212,11 @@ export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): 
   return s.size(0);
 }
 let cuFileGetParameterString$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Returns `desc_str`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileStringConfigParameter_t`.
+ * @param len in `int`.
+ * @returns the value of `desc_str`: out text (`char *`, length `len`).
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t, len: number): string {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterString', 'param', 'i32', param);
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuFileGetParameterString', 'len', 'i32', len);
@@ -186,7 +226,9 @@ export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t,
   return textFrom(desc_str$);
 }
 let cuFileGetStatsL1$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `stats`: out `CUfileStatsLevel1`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsL1(): T.CUfileStatsLevel1 {
   const stats$ = new Uint8Array(512);
   const status = ((cuFileGetStatsL1$c ??= binder.native('cuFileGetStatsL1'))(stats$) as { err: number }).err;
@@ -194,7 +236,9 @@ export function cuFileGetStatsL1(): T.CUfileStatsLevel1 {
   return decodeRecord<T.CUfileStatsLevel1>(records.CUfileStatsLevel1(), stats$);
 }
 let cuFileGetStatsL2$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `stats`: out `CUfileStatsLevel2`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsL2(): T.CUfileStatsLevel2 {
   const stats$ = new Uint8Array(1024);
   const status = ((cuFileGetStatsL2$c ??= binder.native('cuFileGetStatsL2'))(stats$) as { err: number }).err;
@@ -202,7 +246,9 @@ export function cuFileGetStatsL2(): T.CUfileStatsLevel2 {
   return decodeRecord<T.CUfileStatsLevel2>(records.CUfileStatsLevel2(), stats$);
 }
 let cuFileGetStatsL3$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `stats`: out `CUfileStatsLevel3`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
   const stats$ = new Uint8Array(5000);
   const status = ((cuFileGetStatsL3$c ??= binder.native('cuFileGetStatsL3'))(stats$) as { err: number }).err;
@@ -211,7 +257,9 @@ export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
 }
 let cuFileGetStatsLevel$: Scratch | undefined;
 let cuFileGetStatsLevel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Returns `level`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `level`: out `int *`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsLevel(): number {
   const s = (cuFileGetStatsLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -221,7 +269,9 @@ export function cuFileGetStatsLevel(): number {
 }
 let cuFileGetVersion$: Scratch | undefined;
 let cuFileGetVersion$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Returns `version`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `int *`.
+ * @remarks Since CUDA 12.5. */
 export function cuFileGetVersion(): number {
   const s = (cuFileGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -230,7 +280,9 @@ export function cuFileGetVersion(): number {
   return s.i32[0];
 }
 let cuFileHandleDeregister$c: NativeFunction | undefined;
-/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0 */
+/** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0
+ * @param fh in `CUfileHandle_t`: address or host buffer, or null.
+ * @returns `void` */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   pointerArg('cuFileHandleDeregister', 'fh', fh, true);
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -238,7 +290,9 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
 }
 let cuFileHandleRegister$: Scratch | undefined;
 let cuFileHandleRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Returns `fh`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
+ * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   const s = (cuFileHandleRegister$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -248,9 +302,16 @@ export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): numbe
   return s.address(0);
 }
 let cuFileRead$c: NativeFunction | undefined;
-/** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
+/** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0
+ * @param fh in `CUfileHandle_t`: address or host buffer.
+ * @param bufPtr_base in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param file_offset in `off_t`.
+ * @param bufPtr_offset in `off_t`.
+ * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
   pointerArg('cuFileRead', 'bufPtr_base', bufPtr_base, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
   if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileRead', 'file_offset', file_offset, true);
@@ -259,7 +320,15 @@ export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64,
   return result;
 }
 let cuFileReadAsync$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_read_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_read_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fh in `CUfileHandle_t`: address or host buffer, or null.
+ * @param bufPtr_base in `void *`: address or host buffer, or null.
+ * @param size_p in `size_t *`: address or host buffer, kept by the library after the call.
+ * @param file_offset_p in `off_t *`: address or host buffer, kept by the library after the call.
+ * @param bufPtr_offset_p in `off_t *`: address or host buffer, kept by the library after the call.
+ * @param bytes_read_p in `ssize_t *`: address or host buffer, kept by the library after the call.
+ * @param stream in `CUstream`.
+ * @remarks Since CUDA 12.5. */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileReadAsync', 'fh', fh, true);
   pointerArg('cuFileReadAsync', 'bufPtr_base', bufPtr_base, true);
@@ -272,7 +341,10 @@ export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T
   if (status !== 0) throw fail('cuFileReadAsync', status);
 }
 let cuFileSetParameterBool$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileBoolConfigParameter_t`.
+ * @param value in `_Bool`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
   if (typeof value !== 'boolean') throw argError('cuFileSetParameterBool', 'value', 'a boolean', value);
@@ -280,7 +352,10 @@ export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, val
   if (status !== 0) throw fail('cuFileSetParameterBool', status);
 }
 let cuFileSetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size_values in array of `size_t`; its length is passed as `len`.
+ * @param count_values in array of `size_t`; its length is passed as `len`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
   const size_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
   const count_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
@@ -289,7 +364,10 @@ export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.In
   if (status !== 0) throw fail('cuFileSetParameterPosixPoolSlabArray', status);
 }
 let cuFileSetParameterSizeT$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileSizeTConfigParameter_t`.
+ * @param value in `size_t`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
@@ -297,7 +375,10 @@ export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, v
   if (status !== 0) throw fail('cuFileSetParameterSizeT', status);
 }
 let cuFileSetParameterString$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param param in `CUFileStringConfigParameter_t`.
+ * @param desc_str in string (`const char *`).
+ * @remarks Since CUDA 13.0. */
 export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterString', 'param', 'i32', param);
   if (typeof desc_str !== 'string') throw argError('cuFileSetParameterString', 'desc_str', 'a string', desc_str);
@@ -305,39 +386,49 @@ export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t,
   if (status !== 0) throw fail('cuFileSetParameterString', status);
 }
 let cuFileSetStatsLevel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`.
+ * @remarks Since CUDA 13.0. */
 export function cuFileSetStatsLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
   const status = ((cuFileSetStatsLevel$c ??= binder.native('cuFileSetStatsLevel'))(level) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetStatsLevel', status);
 }
 let cuFileStatsReset$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 13.0. */
 export function cuFileStatsReset(): void {
   const status = ((cuFileStatsReset$c ??= binder.native('cuFileStatsReset'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsReset', status);
 }
 let cuFileStatsStart$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 13.0. */
 export function cuFileStatsStart(): void {
   const status = ((cuFileStatsStart$c ??= binder.native('cuFileStatsStart'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStart', status);
 }
 let cuFileStatsStop$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 13.0. */
 export function cuFileStatsStop(): void {
   const status = ((cuFileStatsStop$c ??= binder.native('cuFileStatsStop'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStop', status);
 }
 let cuFileStreamDeregister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @remarks Since CUDA 12.5. */
 export function cuFileStreamDeregister(stream: T.CUstream | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
   const status = ((cuFileStreamDeregister$c ??= binder.native('cuFileStreamDeregister'))(stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamDeregister', status);
 }
 let cuFileStreamRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param stream in `CUstream`.
+ * @param flags in `unsigned int`.
+ * @remarks Since CUDA 12.5. */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
@@ -345,15 +436,23 @@ export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): 
   if (status !== 0) throw fail('cuFileStreamRegister', status);
 }
 let cuFileUseCount$c: NativeFunction | undefined;
-/** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0 */
+/** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0
+ * @returns `long` */
 export function cuFileUseCount(): number | bigint {
   const result = (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
   return result;
 }
 let cuFileWrite$c: NativeFunction | undefined;
-/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
+/** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0
+ * @param fh in `CUfileHandle_t`: address or host buffer.
+ * @param bufPtr_base in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param file_offset in `off_t`.
+ * @param bufPtr_offset in `off_t`.
+ * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
   pointerArg('cuFileWrite', 'bufPtr_base', bufPtr_base, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
   if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
@@ -362,7 +461,15 @@ export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64
   return result;
 }
 let cuFileWriteAsync$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_written_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_written_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fh in `CUfileHandle_t`: address or host buffer, or null.
+ * @param bufPtr_base in `void *`: address or host buffer, or null.
+ * @param size_p in `size_t *`: address or host buffer, kept by the library after the call.
+ * @param file_offset_p in `off_t *`: address or host buffer, kept by the library after the call.
+ * @param bufPtr_offset_p in `off_t *`: address or host buffer, kept by the library after the call.
+ * @param bytes_written_p in `ssize_t *`: address or host buffer, kept by the library after the call.
+ * @param stream in `CUstream`.
+ * @remarks Since CUDA 12.5. */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileWriteAsync', 'fh', fh, true);
   pointerArg('cuFileWriteAsync', 'bufPtr_base', bufPtr_base, true);

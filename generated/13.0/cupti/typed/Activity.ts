@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ctx in `CUcontext`.
+ * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
   const config$ = recordArg('cuptiActivityConfigurePCSampling', 'config', records.CUpti_ActivityPCSamplingConfig(), config, false);
@@ -17,7 +20,10 @@ export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config
   if (status !== 0) throw fail('cuptiActivityConfigurePCSampling', status);
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param count in `uint32_t`.
+ * @returns the value of `config`: out `CUpti_ActivityUnifiedMemoryCounterConfig`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
   const config$ = new Uint8Array(16);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
@@ -26,14 +32,19 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
   return decodeRecord<T.CUpti_ActivityUnifiedMemoryCounterConfig>(records.CUpti_ActivityUnifiedMemoryCounterConfig(), config$);
 }
 let cuptiActivityDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kind in `CUpti_ActivityKind`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
   const status = (cuptiActivityDisable$c ??= binder.native('cuptiActivityDisable'))(kind);
   if (status !== 0) throw fail('cuptiActivityDisable', status);
 }
 let cuptiActivityDisableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param kind in `CUpti_ActivityKind`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
@@ -41,35 +52,46 @@ export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T
   if (status !== 0) throw fail('cuptiActivityDisableContext', status);
 }
 let cuptiActivityEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kind in `CUpti_ActivityKind`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
   const status = (cuptiActivityEnable$c ??= binder.native('cuptiActivityEnable'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnable', status);
 }
 let cuptiActivityEnableAllSyncRecords$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllSyncRecords(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllSyncRecords', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllSyncRecords$c ??= binder.native('cuptiActivityEnableAllSyncRecords'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableAllSyncRecords', status);
 }
 let cuptiActivityEnableAllocationSource$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllocationSource(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllocationSource', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllocationSource$c ??= binder.native('cuptiActivityEnableAllocationSource'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableAllocationSource', status);
 }
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kind in `CUpti_ActivityKind`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableAndDump$c ??= binder.native('cuptiActivityEnableAndDump'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnableAndDump', status);
 }
 let cuptiActivityEnableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param kind in `CUpti_ActivityKind`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
@@ -77,21 +99,28 @@ export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.
   if (status !== 0) throw fail('cuptiActivityEnableContext', status);
 }
 let cuptiActivityEnableCudaEventDeviceTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableCudaEventDeviceTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableCudaEventDeviceTimestamps$c ??= binder.native('cuptiActivityEnableCudaEventDeviceTimestamps'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableCudaEventDeviceTimestamps', status);
 }
 let cuptiActivityEnableDeviceGraph$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableDeviceGraph(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDeviceGraph', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDeviceGraph$c ??= binder.native('cuptiActivityEnableDeviceGraph'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableDeviceGraph', status);
 }
 let cuptiActivityEnableDriverApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cbid in `CUpti_CallbackId`.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void {
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableDriverApi', 'cbid', 'u32', cbid);
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDriverApi', 'enable', 'u8', enable);
@@ -99,28 +128,37 @@ export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void
   if (status !== 0) throw fail('cuptiActivityEnableDriverApi', status);
 }
 let cuptiActivityEnableHWTrace$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableHWTrace(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableHWTrace', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableHWTrace$c ??= binder.native('cuptiActivityEnableHWTrace'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableHWTrace', status);
 }
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLatencyTimestamps$c ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLatencyTimestamps', status);
 }
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param enable in `uint8_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLaunchAttributes$c ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLaunchAttributes', status);
 }
 let cuptiActivityEnableRuntimeApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param cbid in `CUpti_CallbackId`.
+ * @param enable in `uint8_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): void {
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableRuntimeApi', 'cbid', 'u32', cbid);
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableRuntimeApi', 'enable', 'u8', enable);
@@ -128,7 +166,11 @@ export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): voi
   if (status !== 0) throw fail('cuptiActivityEnableRuntimeApi', status);
 }
 let cuptiActivityFlush$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param streamId in `uint32_t`.
+ * @param flag in `uint32_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
   if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
@@ -137,14 +179,18 @@ export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number
   if (status !== 0) throw fail('cuptiActivityFlush', status);
 }
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flag in `uint32_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushAll(flag: number): void {
   if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
   const status = (cuptiActivityFlushAll$c ??= binder.native('cuptiActivityFlushAll'))(flag);
   if (status !== 0) throw fail('cuptiActivityFlushAll', status);
 }
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param time in `uint32_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushPeriod(time: number): void {
   if (typeof time !== 'number' || (time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
@@ -152,7 +198,12 @@ export function cuptiActivityFlushPeriod(time: number): void {
 }
 let cuptiActivityGetAttribute$: Scratch | undefined;
 let cuptiActivityGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `CUpti_ActivityAttribute`.
+ * @param valueSize in/out `size_t *`: this value in, the call's value returned.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivityGetAttribute$ ??= new Scratch(1));
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
@@ -165,7 +216,12 @@ export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, value
 }
 let cuptiActivityGetNextRecord$: Scratch | undefined;
 let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Returns `record`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param buffer in `uint8_t *`: address or host buffer, or null.
+ * @param validBufferSizeBytes in `size_t`.
+ * @param record in/out `CUpti_Activity **`: this value in, the call's value returned.
+ * @returns the value of `record`: in/out `CUpti_Activity **`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: number | bigint): number {
   const s = (cuptiActivityGetNextRecord$ ??= new Scratch(1));
   pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
@@ -178,7 +234,11 @@ export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeByt
 }
 let cuptiActivityGetNumDroppedRecords$: Scratch | undefined;
 let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Returns `dropped`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param streamId in `uint32_t`.
+ * @returns the value of `dropped`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
   const s = (cuptiActivityGetNumDroppedRecords$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
@@ -190,7 +250,10 @@ export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, s
 }
 let cuptiActivityPopExternalCorrelationId$: Scratch | undefined;
 let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Returns `lastId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kind in `CUpti_ExternalCorrelationKind`.
+ * @returns the value of `lastId`: out `uint64_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   const s = (cuptiActivityPopExternalCorrelationId$ ??= new Scratch(1));
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
@@ -200,7 +263,10 @@ export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorr
   return s.u64[0];
 }
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param kind in `CUpti_ExternalCorrelationKind`.
+ * @param id in `uint64_t`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
   if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || id % 1 !== 0) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
@@ -208,7 +274,10 @@ export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCor
   if (status !== 0) throw fail('cuptiActivityPushExternalCorrelationId', status);
 }
 let cuptiActivityRegisterCallbacks$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param funcBufferRequested in C callback `CUpti_BuffersCallbackRequestFunc`; null allowed.
+ * @param funcBufferCompleted in C callback `CUpti_BuffersCallbackCompleteFunc`; null allowed.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, funcBufferCompleted: T.Pointer): void {
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferRequested', funcBufferRequested, true);
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferCompleted', funcBufferCompleted, true);
@@ -216,7 +285,9 @@ export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, f
   if (status !== 0) throw fail('cuptiActivityRegisterCallbacks', status);
 }
 let cuptiActivityRegisterTimestampCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param funcTimestamp in C callback `CUpti_TimestampCallbackFunc`; null allowed.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): void {
   callbackArg('cuptiActivityRegisterTimestampCallback', 'funcTimestamp', funcTimestamp, true);
   const status = (cuptiActivityRegisterTimestampCallback$c ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
@@ -224,7 +295,12 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
 }
 let cuptiActivitySetAttribute$: Scratch | undefined;
 let cuptiActivitySetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attr in `CUpti_ActivityAttribute`.
+ * @param valueSize in/out `size_t *`: this value in, the call's value returned.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivitySetAttribute$ ??= new Scratch(1));
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);

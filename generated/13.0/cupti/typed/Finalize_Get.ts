@@ -9,13 +9,17 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiFinalize$c: NativeFunction | undefined;
-/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiFinalize(): void {
   const status = (cuptiFinalize$c ??= binder.native('cuptiFinalize'))();
   if (status !== 0) throw fail('cuptiFinalize', status);
 }
 let cuptiGetAutoBoostState$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 13.0 Returns `state`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @returns the value of `state`: out `CUpti_ActivityAutoBoostState`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_ActivityAutoBoostState {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetAutoBoostState', 'context', context, true) as typeof context;
   const state$ = new Uint8Array(8);
@@ -25,7 +29,11 @@ export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_Act
 }
 let cuptiGetCallbackName$: Scratch | undefined;
 let cuptiGetCallbackName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 13.0 Returns `name`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param domain in `CUpti_CallbackDomain`.
+ * @param cbid in `uint32_t`.
+ * @returns the value of `name`: out `const char **`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
   const s = (cuptiGetCallbackName$ ??= new Scratch(1));
   if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
@@ -37,7 +45,12 @@ export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: numbe
 }
 let cuptiGetCallbackState$: Scratch | undefined;
 let cuptiGetCallbackState$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Returns `enable`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param subscriber in `CUpti_SubscriberHandle`.
+ * @param domain in `CUpti_CallbackDomain`.
+ * @param cbid in `CUpti_CallbackId`.
+ * @returns the value of `enable`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
   const s = (cuptiGetCallbackState$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -50,7 +63,10 @@ export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | nul
 }
 let cuptiGetContextId$: Scratch | undefined;
 let cuptiGetContextId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 13.0 Returns `contextId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @returns the value of `contextId`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetContextId(context: T.CUcontext | null): number {
   const s = (cuptiGetContextId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
@@ -61,7 +77,10 @@ export function cuptiGetContextId(context: T.CUcontext | null): number {
 }
 let cuptiGetDeviceId$: Scratch | undefined;
 let cuptiGetDeviceId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 13.0 Returns `deviceId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @returns the value of `deviceId`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetDeviceId(context: T.CUcontext | null): number {
   const s = (cuptiGetDeviceId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
@@ -72,7 +91,10 @@ export function cuptiGetDeviceId(context: T.CUcontext | null): number {
 }
 let cuptiGetErrorMessage$: Scratch | undefined;
 let cuptiGetErrorMessage$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param result_ in `CUptiResult`.
+ * @returns the value of `str`: out `const char **`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
   const s = (cuptiGetErrorMessage$ ??= new Scratch(1));
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetErrorMessage', 'result', 'i32', result_);
@@ -83,7 +105,10 @@ export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
 }
 let cuptiGetGraphExecId$: Scratch | undefined;
 let cuptiGetGraphExecId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graphExec in `CUgraphExec`.
+ * @returns the value of `pId`: out `uint32_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
   const s = (cuptiGetGraphExecId$ ??= new Scratch(1));
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cuptiGetGraphExecId', 'graphExec', graphExec, true) as typeof graphExec;
@@ -94,7 +119,10 @@ export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
 }
 let cuptiGetGraphId$: Scratch | undefined;
 let cuptiGetGraphId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `CUgraph`.
+ * @returns the value of `pId`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetGraphId(graph: T.CUgraph | null): number {
   const s = (cuptiGetGraphId$ ??= new Scratch(1));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
@@ -105,7 +133,10 @@ export function cuptiGetGraphId(graph: T.CUgraph | null): number {
 }
 let cuptiGetGraphNodeId$: Scratch | undefined;
 let cuptiGetGraphNodeId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 13.0 Returns `nodeId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param node in `CUgraphNode`.
+ * @returns the value of `nodeId`: out `uint64_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
   const s = (cuptiGetGraphNodeId$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
@@ -115,14 +146,17 @@ export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
   return s.u64[0];
 }
 let cuptiGetLastError$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetLastError(): void {
   const status = (cuptiGetLastError$c ??= binder.native('cuptiGetLastError'))();
   if (status !== 0) throw fail('cuptiGetLastError', status);
 }
 let cuptiGetNumEventDomains$: Scratch | undefined;
 let cuptiGetNumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Returns `numDomains`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `numDomains`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiGetNumEventDomains(): number {
   const s = (cuptiGetNumEventDomains$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -132,7 +166,9 @@ export function cuptiGetNumEventDomains(): number {
 }
 let cuptiGetNumMetrics$: Scratch | undefined;
 let cuptiGetNumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Returns `numMetrics`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `numMetrics`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiGetNumMetrics(): number {
   const s = (cuptiGetNumMetrics$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -142,7 +178,10 @@ export function cuptiGetNumMetrics(): number {
 }
 let cuptiGetResultString$: Scratch | undefined;
 let cuptiGetResultString$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param result_ in `CUptiResult`.
+ * @returns the value of `str`: out `const char **`.
+ * @remarks [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
   const s = (cuptiGetResultString$ ??= new Scratch(1));
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
@@ -153,7 +192,11 @@ export function cuptiGetResultString(result_: T.CUptiResult): string | null {
 }
 let cuptiGetStreamId$: Scratch | undefined;
 let cuptiGetStreamId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param stream in `CUstream`.
+ * @returns the value of `streamId`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream | null): number {
   const s = (cuptiGetStreamId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
@@ -165,7 +208,12 @@ export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream
 }
 let cuptiGetStreamIdEx$: Scratch | undefined;
 let cuptiGetStreamIdEx$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param stream in `CUstream`.
+ * @param perThreadStream in `uint8_t`.
+ * @returns the value of `streamId`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstream | null, perThreadStream: number): number {
   const s = (cuptiGetStreamIdEx$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
@@ -178,7 +226,9 @@ export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstre
 }
 let cuptiGetThreadIdType$: Scratch | undefined;
 let cuptiGetThreadIdType$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 13.0 Returns `type`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `type`: out `CUpti_ActivityThreadIdType *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
   const s = (cuptiGetThreadIdType$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -188,7 +238,9 @@ export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
 }
 let cuptiGetTimestamp$: Scratch | undefined;
 let cuptiGetTimestamp$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 13.0 Returns `timestamp`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `timestamp`: out `uint64_t *`.
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetTimestamp(): bigint {
   const s = (cuptiGetTimestamp$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -198,7 +250,9 @@ export function cuptiGetTimestamp(): bigint {
 }
 let cuptiGetVersion$: Scratch | undefined;
 let cuptiGetVersion$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 13.0 Returns `version`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
 export function cuptiGetVersion(): number {
   const s = (cuptiGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;

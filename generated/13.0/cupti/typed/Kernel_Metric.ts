@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuptiKernelReplaySubscribeUpdate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 13.0 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 13.0 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param updateFunc in C callback `CUpti_KernelReplayUpdateFunc`; null allowed.
+ * @param customData in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customData: T.Pointer): void {
   callbackArg('cuptiKernelReplaySubscribeUpdate', 'updateFunc', updateFunc, true);
   pointerArg('cuptiKernelReplaySubscribeUpdate', 'customData', customData, true);
@@ -17,7 +20,12 @@ export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customDa
   if (status !== 0) throw fail('cuptiKernelReplaySubscribeUpdate', status);
 }
 let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param metricIdArraySizeBytes in `size_t`.
+ * @param metricIdArray in `CUpti_MetricID *`: address or host buffer, or null.
+ * @param eventGroupPasses in `CUpti_EventGroupSets **`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricCreateEventGroupSets', 'context', context, true) as typeof context;
   if (typeof metricIdArraySizeBytes !== 'number' || !(metricIdArraySizeBytes >= 0 && metricIdArraySizeBytes <= 9007199254740991) || metricIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricCreateEventGroupSets', 'metricIdArraySizeBytes', metricIdArraySizeBytes, false);
@@ -28,7 +36,10 @@ export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, met
 }
 let cuptiMetricEnumEvents$: Scratch | undefined;
 let cuptiMetricEnumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @returns the value of `eventIdArray`: out array of `u32`: its length asked first through `eventIdArraySizeBytes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumEvents(metric: number): Uint32Array {
   const s = (cuptiMetricEnumEvents$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
@@ -47,7 +58,10 @@ export function cuptiMetricEnumEvents(metric: number): Uint32Array {
 }
 let cuptiMetricEnumProperties$: Scratch | undefined;
 let cuptiMetricEnumProperties$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `propIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @returns the value of `propIdArray`: out array of `CUpti_MetricPropertyID`: its length asked first through `propIdArraySizeBytes` (capacity/count pair).
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
   const s = (cuptiMetricEnumProperties$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
@@ -66,7 +80,12 @@ export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropert
 }
 let cuptiMetricGetAttribute$: Scratch | undefined;
 let cuptiMetricGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @param attrib in `CUpti_MetricAttribute`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @returns the value of `valueSize`: out `size_t *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, value: T.Pointer): number {
   const s = (cuptiMetricGetAttribute$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
@@ -79,7 +98,11 @@ export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAt
 }
 let cuptiMetricGetIdFromName$: Scratch | undefined;
 let cuptiMetricGetIdFromName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Returns `metric`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param metricName in string (`const char *`).
+ * @returns the value of `metric`: out `CUpti_MetricID *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetIdFromName(device: number, metricName: string): number {
   const s = (cuptiMetricGetIdFromName$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
@@ -91,7 +114,10 @@ export function cuptiMetricGetIdFromName(device: number, metricName: string): nu
 }
 let cuptiMetricGetNumEvents$: Scratch | undefined;
 let cuptiMetricGetNumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @returns the value of `numEvents`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumEvents(metric: number): number {
   const s = (cuptiMetricGetNumEvents$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
@@ -102,7 +128,10 @@ export function cuptiMetricGetNumEvents(metric: number): number {
 }
 let cuptiMetricGetNumProperties$: Scratch | undefined;
 let cuptiMetricGetNumProperties$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Returns `numProp`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @returns the value of `numProp`: out `uint32_t *`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumProperties(metric: number): number {
   const s = (cuptiMetricGetNumProperties$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
@@ -112,7 +141,11 @@ export function cuptiMetricGetNumProperties(metric: number): number {
   return s.u32[0];
 }
 let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param context in `CUcontext`.
+ * @param metric in `CUpti_MetricID`.
+ * @param eventGroupSets in `CUpti_EventGroupSets **`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
@@ -122,7 +155,14 @@ export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null
 }
 let cuptiMetricGetValue$: Scratch | undefined;
 let cuptiMetricGetValue$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param metric in `CUpti_MetricID`.
+ * @param eventIdArraySizeBytes in `size_t`.
+ * @param eventValueArraySizeBytes in `size_t`.
+ * @param timeDuration in `uint64_t`.
+ * @returns `{ eventIdArray, eventValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue$ ??= new Scratch(2));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
@@ -139,7 +179,14 @@ export function cuptiMetricGetValue(device: number, metric: number, eventIdArray
 }
 let cuptiMetricGetValue2$: Scratch | undefined;
 let cuptiMetricGetValue2$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `propIdArray`, `propValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metric in `CUpti_MetricID`.
+ * @param eventIdArraySizeBytes in `size_t`.
+ * @param eventValueArraySizeBytes in `size_t`.
+ * @param propIdArraySizeBytes in `size_t`.
+ * @param propValueArraySizeBytes in `size_t`.
+ * @returns `{ eventIdArray, eventValueArray, propIdArray, propValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `propIdArray`: out `CUpti_MetricPropertyID *`; `propValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue2$ ??= new Scratch(4));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);

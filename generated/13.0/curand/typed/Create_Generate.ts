@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let curandCreateGenerator$: Scratch | undefined;
 let curandCreateGenerator$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rng_type in `curandRngType_t`.
+ * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGenerator$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,7 +23,9 @@ export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGene
 }
 let curandCreateGeneratorHost$: Scratch | undefined;
 let curandCreateGeneratorHost$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param rng_type in `curandRngType_t`.
+ * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGeneratorHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -32,7 +36,9 @@ export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curand
 }
 let curandCreatePoissonDistribution$: Scratch | undefined;
 let curandCreatePoissonDistribution$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Returns `discrete_distribution`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lambda in `double`.
+ * @returns the value of `discrete_distribution`: out `curandDiscreteDistribution_t *`. */
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
   const s = (curandCreatePoissonDistribution$ ??= new Scratch(1));
   if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
@@ -42,21 +48,26 @@ export function curandCreatePoissonDistribution(lambda: number): T.curandDiscret
   return s.address(0) as T.curandDiscreteDistribution_t;
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
-/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param discrete_distribution in `curandDiscreteDistribution_t`. */
 export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t | null): void {
   if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || discrete_distribution % 1 !== 0) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
   const status = (curandDestroyDistribution$c ??= binder.native('curandDestroyDistribution'))(discrete_distribution);
   if (status !== 0) throw fail('curandDestroyDistribution', status);
 }
 let curandDestroyGenerator$c: NativeFunction | undefined;
-/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`. */
 export function curandDestroyGenerator(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
   const status = (curandDestroyGenerator$c ??= binder.native('curandDestroyGenerator'))(generator);
   if (status !== 0) throw fail('curandDestroyGenerator', status);
 }
 let curandGenerate$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned int *`: address or host buffer, or null.
+ * @param num in `size_t`. */
 export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerate', 'outputPtr', outputPtr, true);
@@ -65,7 +76,12 @@ export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr:
   if (status !== 0) throw fail('curandGenerate', status);
 }
 let curandGenerateBinomial$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned int *`: address or host buffer, or null.
+ * @param num in `size_t`.
+ * @param n_ in `unsigned int`.
+ * @param p in `double`. */
 export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64, n_: number, p: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
@@ -76,7 +92,13 @@ export function curandGenerateBinomial(generator: T.curandGenerator_t | null, ou
   if (status !== 0) throw fail('curandGenerateBinomial', status);
 }
 let curandGenerateBinomialMethod$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned int *`: address or host buffer, or null.
+ * @param num in `size_t`.
+ * @param n_ in `unsigned int`.
+ * @param p in `double`.
+ * @param method in `curandMethod_t`. */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
@@ -88,7 +110,12 @@ export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | nu
   if (status !== 0) throw fail('curandGenerateBinomialMethod', status);
 }
 let curandGenerateLogNormal$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `float *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param mean in `float`.
+ * @param stddev in `float`. */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
@@ -99,7 +126,12 @@ export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, o
   if (status !== 0) throw fail('curandGenerateLogNormal', status);
 }
 let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `double *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param mean in `double`.
+ * @param stddev in `double`. */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
@@ -110,7 +142,10 @@ export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | n
   if (status !== 0) throw fail('curandGenerateLogNormalDouble', status);
 }
 let curandGenerateLongLong$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned long long *`: address or host buffer, or null.
+ * @param num in `size_t`. */
 export function curandGenerateLongLong(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
@@ -119,7 +154,12 @@ export function curandGenerateLongLong(generator: T.curandGenerator_t | null, ou
   if (status !== 0) throw fail('curandGenerateLongLong', status);
 }
 let curandGenerateNormal$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `float *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param mean in `float`.
+ * @param stddev in `float`. */
 export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
@@ -130,7 +170,12 @@ export function curandGenerateNormal(generator: T.curandGenerator_t | null, outp
   if (status !== 0) throw fail('curandGenerateNormal', status);
 }
 let curandGenerateNormalDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `double *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param mean in `double`.
+ * @param stddev in `double`. */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
@@ -141,7 +186,11 @@ export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null
   if (status !== 0) throw fail('curandGenerateNormalDouble', status);
 }
 let curandGeneratePoisson$c: NativeFunction | undefined;
-/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned int *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param lambda in `double`. */
 export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, lambda: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
   pointerArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
@@ -151,7 +200,12 @@ export function curandGeneratePoisson(generator: T.curandGenerator_t | null, out
   if (status !== 0) throw fail('curandGeneratePoisson', status);
 }
 let curandGeneratePoissonMethod$c: NativeFunction | undefined;
-/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `unsigned int *`: address or host buffer, or null.
+ * @param n_ in `size_t`.
+ * @param lambda in `double`.
+ * @param method in `curandMethod_t`. */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
   pointerArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
@@ -162,14 +216,18 @@ export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | nul
   if (status !== 0) throw fail('curandGeneratePoissonMethod', status);
 }
 let curandGenerateSeeds$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`. */
 export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
   const status = (curandGenerateSeeds$c ??= binder.native('curandGenerateSeeds'))(generator);
   if (status !== 0) throw fail('curandGenerateSeeds', status);
 }
 let curandGenerateUniform$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `float *`: address or host buffer, or null.
+ * @param num in `size_t`. */
 export function curandGenerateUniform(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
@@ -178,7 +236,10 @@ export function curandGenerateUniform(generator: T.curandGenerator_t | null, out
   if (status !== 0) throw fail('curandGenerateUniform', status);
 }
 let curandGenerateUniformDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+ * @param generator in `curandGenerator_t`.
+ * @param outputPtr in `double *`: address or host buffer, or null.
+ * @param num in `size_t`. */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
   pointerArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);

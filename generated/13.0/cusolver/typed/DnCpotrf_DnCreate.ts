@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnCpotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Workspace in `cuComplex *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf', 'uplo', 'i32', uplo);
@@ -23,7 +31,14 @@ export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnCpotrf', status);
 }
 let cusolverDnCpotrfBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param Aarray in `cuComplex **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param infoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrfBatched', 'uplo', 'i32', uplo);
@@ -37,7 +52,13 @@ export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnCpotrf_bufferSize$: Scratch | undefined;
 let cusolverDnCpotrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCpotrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -51,7 +72,15 @@ export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCpotri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri', 'uplo', 'i32', uplo);
@@ -66,7 +95,13 @@ export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCpotri_bufferSize$: Scratch | undefined;
 let cusolverDnCpotri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCpotri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -80,7 +115,16 @@ export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCpotrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuComplex *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrs', 'uplo', 'i32', uplo);
@@ -95,7 +139,17 @@ export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnCpotrs', status);
 }
 let cusolverDnCpotrsBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `cuComplex **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `cuComplex **`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrsBatched', 'uplo', 'i32', uplo);
@@ -112,7 +166,8 @@ export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnCreate$: Scratch | undefined;
 let cusolverDnCreate$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 13.0 Returns `handle`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `handle`: out `cusolverDnHandle_t *`. */
 export function cusolverDnCreate(): T.cusolverDnHandle_t {
   const s = (cusolverDnCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -122,7 +177,8 @@ export function cusolverDnCreate(): T.cusolverDnHandle_t {
 }
 let cusolverDnCreateGesvdjInfo$: Scratch | undefined;
 let cusolverDnCreateGesvdjInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `gesvdjInfo_t *`. */
 export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
   const s = (cusolverDnCreateGesvdjInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -132,7 +188,8 @@ export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
 }
 let cusolverDnCreateParams$: Scratch | undefined;
 let cusolverDnCreateParams$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 13.0 Returns `params`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `params`: out `cusolverDnParams_t *`. */
 export function cusolverDnCreateParams(): T.cusolverDnParams_t {
   const s = (cusolverDnCreateParams$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -142,7 +199,8 @@ export function cusolverDnCreateParams(): T.cusolverDnParams_t {
 }
 let cusolverDnCreateSyevjInfo$: Scratch | undefined;
 let cusolverDnCreateSyevjInfo$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `info`: out `syevjInfo_t *`. */
 export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
   const s = (cusolverDnCreateSyevjInfo$ ??= new Scratch(1));
   s.u64[0] = 0n;

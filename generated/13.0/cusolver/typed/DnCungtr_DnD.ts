@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnCungtr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuComplex *`: address or host buffer, or null.
+ * @param work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCungtr', 'uplo', 'i32', uplo);
@@ -25,7 +34,14 @@ export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnCungtr_bufferSize$: Scratch | undefined;
 let cusolverDnCungtr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuComplex *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnCungtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,21 @@ export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCunmqr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmqr', 'side', 'i32', side);
@@ -61,7 +91,19 @@ export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnCunmqr_bufferSize$: Scratch | undefined;
 let cusolverDnCunmqr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param k in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `const cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnCunmqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -81,7 +123,21 @@ export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnCunmtr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `cuComplex *`: address or host buffer, or null.
+ * @param C in `cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @param work in `cuComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmtr', 'side', 'i32', side);
@@ -102,7 +158,19 @@ export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 }
 let cusolverDnCunmtr_bufferSize$: Scratch | undefined;
 let cusolverDnCunmtr_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param side in `cublasSideMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param trans in `cublasOperation_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param tau in `const cuComplex *`: address or host buffer, or null.
+ * @param C in `const cuComplex *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnCunmtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmtr_bufferSize', 'handle', handle, true) as typeof handle;
@@ -123,7 +191,21 @@ export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDBgels$: Scratch | undefined;
 let cusolverDnDBgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDBgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels', 'handle', handle, true) as typeof handle;
@@ -146,7 +228,19 @@ export function cusolverDnDBgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDBgels_bufferSize$: Scratch | undefined;
 let cusolverDnDBgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDBgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -167,7 +261,21 @@ export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDBgesv$: Scratch | undefined;
 let cusolverDnDBgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDBgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv', 'handle', handle, true) as typeof handle;
@@ -190,7 +298,19 @@ export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnDBgesv_bufferSize$: Scratch | undefined;
 let cusolverDnDBgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDBgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -211,7 +331,21 @@ export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDDgels$: Scratch | undefined;
 let cusolverDnDDgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDDgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels', 'handle', handle, true) as typeof handle;
@@ -234,7 +368,19 @@ export function cusolverDnDDgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDDgels_bufferSize$: Scratch | undefined;
 let cusolverDnDDgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDDgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -255,7 +401,21 @@ export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDDgesv$: Scratch | undefined;
 let cusolverDnDDgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDDgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv', 'handle', handle, true) as typeof handle;
@@ -278,7 +438,19 @@ export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnDDgesv_bufferSize$: Scratch | undefined;
 let cusolverDnDDgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDDgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -299,7 +471,21 @@ export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDHgels$: Scratch | undefined;
 let cusolverDnDHgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDHgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels', 'handle', handle, true) as typeof handle;
@@ -322,7 +508,19 @@ export function cusolverDnDHgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDHgels_bufferSize$: Scratch | undefined;
 let cusolverDnDHgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDHgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -343,7 +541,21 @@ export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDHgesv$: Scratch | undefined;
 let cusolverDnDHgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDHgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv', 'handle', handle, true) as typeof handle;
@@ -366,7 +578,19 @@ export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnDHgesv_bufferSize$: Scratch | undefined;
 let cusolverDnDHgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDHgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -387,7 +611,21 @@ export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDSgels$: Scratch | undefined;
 let cusolverDnDSgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDSgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels', 'handle', handle, true) as typeof handle;
@@ -410,7 +648,19 @@ export function cusolverDnDSgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDSgels_bufferSize$: Scratch | undefined;
 let cusolverDnDSgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDSgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -431,7 +681,21 @@ export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDSgesv$: Scratch | undefined;
 let cusolverDnDSgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDSgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv', 'handle', handle, true) as typeof handle;
@@ -454,7 +718,19 @@ export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnDSgesv_bufferSize$: Scratch | undefined;
 let cusolverDnDSgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDSgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -475,7 +751,21 @@ export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDXgels$: Scratch | undefined;
 let cusolverDnDXgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDXgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels', 'handle', handle, true) as typeof handle;
@@ -498,7 +788,19 @@ export function cusolverDnDXgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnDXgels_bufferSize$: Scratch | undefined;
 let cusolverDnDXgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDXgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -519,7 +821,21 @@ export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnDXgesv$: Scratch | undefined;
 let cusolverDnDXgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnDXgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv', 'handle', handle, true) as typeof handle;
@@ -542,7 +858,19 @@ export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnDXgesv_bufferSize$: Scratch | undefined;
 let cusolverDnDXgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `double *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `double *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `double *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnDXgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv_bufferSize', 'handle', handle, true) as typeof handle;

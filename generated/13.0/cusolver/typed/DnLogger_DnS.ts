@@ -15,35 +15,40 @@ export function cusolverDnLoggerForceDisable(): void {
   if (status !== 0) throw fail('cusolverDnLoggerForceDisable', status);
 }
 let cusolverDnLoggerOpenFile$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param logFile in string (`const char *`). */
 export function cusolverDnLoggerOpenFile(logFile: string): void {
   if (typeof logFile !== 'string') throw argError('cusolverDnLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cusolverDnLoggerOpenFile$c ??= binder.native('cusolverDnLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cusolverDnLoggerOpenFile', status);
 }
 let cusolverDnLoggerSetCallback$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in C callback `cusolverDnLoggerCallback_t`; null allowed. */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cusolverDnLoggerSetCallback', 'callback', callback, true);
   const status = (cusolverDnLoggerSetCallback$c ??= binder.native('cusolverDnLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cusolverDnLoggerSetCallback', status);
 }
 let cusolverDnLoggerSetFile$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param file in `FILE *`: address or host buffer, or null. */
 export function cusolverDnLoggerSetFile(file: T.Pointer): void {
   pointerArg('cusolverDnLoggerSetFile', 'file', file, true);
   const status = (cusolverDnLoggerSetFile$c ??= binder.native('cusolverDnLoggerSetFile'))(file);
   if (status !== 0) throw fail('cusolverDnLoggerSetFile', status);
 }
 let cusolverDnLoggerSetLevel$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param level in `int`. */
 export function cusolverDnLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusolverDnLoggerSetLevel', 'level', 'i32', level);
   const status = (cusolverDnLoggerSetLevel$c ??= binder.native('cusolverDnLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cusolverDnLoggerSetLevel', status);
 }
 let cusolverDnLoggerSetMask$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mask in `int`. */
 export function cusolverDnLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusolverDnLoggerSetMask', 'mask', 'i32', mask);
   const status = (cusolverDnLoggerSetMask$c ??= binder.native('cusolverDnLoggerSetMask'))(mask);
@@ -51,7 +56,21 @@ export function cusolverDnLoggerSetMask(mask: number): void {
 }
 let cusolverDnSBgels$: Scratch | undefined;
 let cusolverDnSBgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSBgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
@@ -74,7 +93,19 @@ export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSBgels_bufferSize$: Scratch | undefined;
 let cusolverDnSBgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSBgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -95,7 +126,21 @@ export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSBgesv$: Scratch | undefined;
 let cusolverDnSBgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSBgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
@@ -118,7 +163,19 @@ export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSBgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSBgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSBgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -139,7 +196,21 @@ export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSHgels$: Scratch | undefined;
 let cusolverDnSHgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSHgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
@@ -162,7 +233,19 @@ export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSHgels_bufferSize$: Scratch | undefined;
 let cusolverDnSHgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSHgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -183,7 +266,21 @@ export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSHgesv$: Scratch | undefined;
 let cusolverDnSHgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSHgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
@@ -206,7 +303,19 @@ export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSHgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSHgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSHgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -227,7 +336,21 @@ export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSSgels$: Scratch | undefined;
 let cusolverDnSSgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSSgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
@@ -250,7 +373,19 @@ export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSSgels_bufferSize$: Scratch | undefined;
 let cusolverDnSSgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSSgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -271,7 +406,21 @@ export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSSgesv$: Scratch | undefined;
 let cusolverDnSSgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSSgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
@@ -294,7 +443,19 @@ export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSSgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSSgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSSgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
@@ -315,7 +476,21 @@ export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSXgels$: Scratch | undefined;
 let cusolverDnSXgels$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSXgels$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
@@ -338,7 +513,19 @@ export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnSXgels_bufferSize$: Scratch | undefined;
 let cusolverDnSXgels_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `cusolver_int_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSXgels_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
@@ -359,7 +546,21 @@ export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnSXgesv$: Scratch | undefined;
 let cusolverDnSXgesv$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `iter`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @param lwork_bytes in `size_t`.
+ * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
+ * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
   const s = (cusolverDnSXgesv$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
@@ -382,7 +583,19 @@ export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number
 }
 let cusolverDnSXgesv_bufferSize$: Scratch | undefined;
 let cusolverDnSXgesv_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param n_ in `cusolver_int_t`.
+ * @param nrhs in `cusolver_int_t`.
+ * @param dA in `float *`: address or host buffer, or null.
+ * @param ldda in `cusolver_int_t`.
+ * @param dipiv in `cusolver_int_t *`: address or host buffer, or null.
+ * @param dB in `float *`: address or host buffer, or null.
+ * @param lddb in `cusolver_int_t`.
+ * @param dX in `float *`: address or host buffer, or null.
+ * @param lddx in `cusolver_int_t`.
+ * @param dWorkspace in `void *`: address or host buffer, or null.
+ * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnSXgesv_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;

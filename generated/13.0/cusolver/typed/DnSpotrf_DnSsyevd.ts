@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnSpotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param Workspace in `float *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf', 'uplo', 'i32', uplo);
@@ -23,7 +31,14 @@ export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnSpotrf', status);
 }
 let cusolverDnSpotrfBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param Aarray in `float **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param infoArray in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrfBatched', 'uplo', 'i32', uplo);
@@ -37,7 +52,13 @@ export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnSpotrf_bufferSize$: Scratch | undefined;
 let cusolverDnSpotrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnSpotrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -51,7 +72,15 @@ export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnSpotri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri', 'uplo', 'i32', uplo);
@@ -66,7 +95,13 @@ export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnSpotri_bufferSize$: Scratch | undefined;
 let cusolverDnSpotri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnSpotri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -80,7 +115,16 @@ export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnSpotrs$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrs', 'uplo', 'i32', uplo);
@@ -95,7 +139,17 @@ export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (status !== 0) throw fail('cusolverDnSpotrs', status);
 }
 let cusolverDnSpotrsBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param nrhs in `int`.
+ * @param A in `float **`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `float **`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrsBatched', 'uplo', 'i32', uplo);
@@ -111,7 +165,17 @@ export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (status !== 0) throw fail('cusolverDnSpotrsBatched', status);
 }
 let cusolverDnSsyevd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `float *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd', 'jobz', 'i32', jobz);
@@ -128,7 +192,15 @@ export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 }
 let cusolverDnSsyevd_bufferSize$: Scratch | undefined;
 let cusolverDnSsyevd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `const float *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
   const s = (cusolverDnSsyevd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;

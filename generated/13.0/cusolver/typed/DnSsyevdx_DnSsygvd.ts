@@ -10,7 +10,23 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnSsyevdx$: Scratch | undefined;
 let cusolverDnSsyevdx$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `meig`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param vl in `float`.
+ * @param vu in `float`.
+ * @param il in `int`.
+ * @param iu in `int`.
+ * @param W in `float *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @returns the value of `meig`: out `int *`. */
 export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
   const s = (cusolverDnSsyevdx$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx', 'handle', handle, true) as typeof handle;
@@ -35,7 +51,20 @@ export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
 }
 let cusolverDnSsyevdx_bufferSize$: Scratch | undefined;
 let cusolverDnSsyevdx_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param range in `cusolverEigRange_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param vl in `float`.
+ * @param vu in `float`.
+ * @param il in `int`.
+ * @param iu in `int`.
+ * @param W in `const float *`: address or host buffer, or null.
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnSsyevdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -57,7 +86,18 @@ export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
 let cusolverDnSsyevj$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `float *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`. */
 export function cusolverDnSsyevj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevj', 'jobz', 'i32', jobz);
@@ -74,7 +114,19 @@ export function cusolverDnSsyevj(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   if (status !== 0) throw fail('cusolverDnSsyevj', status);
 }
 let cusolverDnSsyevjBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `float *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`.
+ * @param batchSize in `int`. */
 export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevjBatched', 'jobz', 'i32', jobz);
@@ -93,7 +145,17 @@ export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t | null, job
 }
 let cusolverDnSsyevjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnSsyevjBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `const float *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnSsyevjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
@@ -112,7 +174,16 @@ export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t 
 }
 let cusolverDnSsyevj_bufferSize$: Scratch | undefined;
 let cusolverDnSsyevj_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param W in `const float *`: address or host buffer, or null.
+ * @param params in `syevjInfo_t`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnSsyevj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevj_bufferSize', 'handle', handle, true) as typeof handle;
@@ -129,7 +200,20 @@ export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnSsygvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param W in `float *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvd', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvd', 'itype', 'i32', itype);
@@ -149,7 +233,18 @@ export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t | null, itype: T.c
 }
 let cusolverDnSsygvd_bufferSize$: Scratch | undefined;
 let cusolverDnSsygvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param itype in `cusolverEigType_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `const float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param B in `const float *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param W in `const float *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
   const s = (cusolverDnSsygvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvd_bufferSize', 'handle', handle, true) as typeof handle;

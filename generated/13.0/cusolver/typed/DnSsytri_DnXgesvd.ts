@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnSsytri$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @param work in `float *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri', 'uplo', 'i32', uplo);
@@ -25,7 +34,14 @@ export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 }
 let cusolverDnSsytri_bufferSize$: Scratch | undefined;
 let cusolverDnSsytri_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param uplo in `cublasFillMode_t`.
+ * @param n_ in `int`.
+ * @param A in `float *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param ipiv in `const int *`: address or host buffer, or null.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
   const s = (cusolverDnSsytri_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,30 @@ export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnXgeev$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobvl in `cusolverEigMode_t`.
+ * @param jobvr in `cusolverEigMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `void *`: address or host buffer, or null.
+ * @param dataTypeVL in `cudaDataType`.
+ * @param VL in `void *`: address or host buffer, or null.
+ * @param ldvl in `int64_t`.
+ * @param dataTypeVR in `cudaDataType`.
+ * @param VR in `void *`: address or host buffer, or null.
+ * @param ldvr in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev', 'params', params, true) as typeof params;
@@ -69,7 +108,26 @@ export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnXgeev_bufferSize$: Scratch | undefined;
 let cusolverDnXgeev_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobvl in `cusolverEigMode_t`.
+ * @param jobvr in `cusolverEigMode_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeW in `cudaDataType`.
+ * @param W in `const void *`: address or host buffer, or null.
+ * @param dataTypeVL in `cudaDataType`.
+ * @param VL in `const void *`: address or host buffer, or null.
+ * @param ldvl in `int64_t`.
+ * @param dataTypeVR in `cudaDataType`.
+ * @param VR in `const void *`: address or host buffer, or null.
+ * @param ldvr in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
+ * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgeev_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
@@ -96,7 +154,22 @@ export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, 
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf', 'params', params, true) as typeof params;
@@ -118,7 +191,18 @@ export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnXgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeTau in `cudaDataType`.
+ * @param tau in `const void *`: address or host buffer, or null.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgeqrf_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -138,7 +222,30 @@ export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
 let cusolverDnXgesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeVT in `cudaDataType`.
+ * @param VT in `void *`: address or host buffer, or null.
+ * @param ldvt in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @param bufferOnDevice in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnDevice in `size_t`.
+ * @param bufferOnHost in `void *`: address or host buffer, or null.
+ * @param workspaceInBytesOnHost in `size_t`.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd', 'params', params, true) as typeof params;
@@ -168,7 +275,26 @@ export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.
 }
 let cusolverDnXgesvd_bufferSize$: Scratch | undefined;
 let cusolverDnXgesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param params in `cusolverDnParams_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int64_t`.
+ * @param n_ in `int64_t`.
+ * @param dataTypeA in `cudaDataType`.
+ * @param A in `const void *`: address or host buffer, or null.
+ * @param lda in `int64_t`.
+ * @param dataTypeS in `cudaDataType`.
+ * @param S in `const void *`: address or host buffer, or null.
+ * @param dataTypeU in `cudaDataType`.
+ * @param U in `const void *`: address or host buffer, or null.
+ * @param ldu in `int64_t`.
+ * @param dataTypeVT in `cudaDataType`.
+ * @param VT in `const void *`: address or host buffer, or null.
+ * @param ldvt in `int64_t`.
+ * @param computeType in `cudaDataType`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   const s = (cusolverDnXgesvd_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusolverDnZgebrd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param D in `double *`: address or host buffer, or null.
+ * @param E in `double *`: address or host buffer, or null.
+ * @param TAUQ in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param TAUP in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param Work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd', 'm', 'i32', m);
@@ -28,7 +40,11 @@ export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZgebrd_bufferSize$: Scratch | undefined;
 let cusolverDnZgebrd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnZgebrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,16 @@ export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZgeqrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param TAU in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param Workspace in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param Lwork in `int`.
+ * @param devInfo in `int *`: address or host buffer, or null. */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf', 'm', 'i32', m);
@@ -56,7 +81,13 @@ export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
 }
 let cusolverDnZgeqrf_bufferSize$: Scratch | undefined;
 let cusolverDnZgeqrf_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZgeqrf_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
@@ -70,7 +101,23 @@ export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZgesvd$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobu in `signed char`.
+ * @param jobvt in `signed char`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param A in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param S in `double *`: address or host buffer, or null.
+ * @param U in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param VT in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldvt in `int`.
+ * @param work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param rwork in `double *`: address or host buffer, or null.
+ * @param info in `int *`: address or host buffer, or null. */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnZgesvd', 'jobu', 'i8', jobu);
@@ -93,7 +140,11 @@ export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
 }
 let cusolverDnZgesvd_bufferSize$: Scratch | undefined;
 let cusolverDnZgesvd_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   const s = (cusolverDnZgesvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
@@ -105,7 +156,28 @@ export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   return s.i32[0];
 }
 let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `double *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param d_work in `cuDoubleComplex *`: address or host buffer, or null.
+ * @param lwork in `int`.
+ * @param d_info in `int *`: address or host buffer, or null.
+ * @param h_R_nrmF in `double *`: address or host buffer, or null.
+ * @param batchSize in `int`. */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -133,7 +205,25 @@ export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
 }
 let cusolverDnZgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnZgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverDnHandle_t`.
+ * @param jobz in `cusolverEigMode_t`.
+ * @param rank in `int`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param d_A in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param strideA in `long long`.
+ * @param d_S in `const double *`: address or host buffer, or null.
+ * @param strideS in `long long`.
+ * @param d_U in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldu in `int`.
+ * @param strideU in `long long`.
+ * @param d_V in `const cuDoubleComplex *`: address or host buffer, or null.
+ * @param ldv in `int`.
+ * @param strideV in `long long`.
+ * @param batchSize in `int`.
+ * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;

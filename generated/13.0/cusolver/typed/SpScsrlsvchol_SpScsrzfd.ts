@@ -10,7 +10,20 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverSpScsrlsvchol$: Scratch | undefined;
 let cusolverSpScsrlsvchol$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpScsrlsvchol$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvchol', 'handle', handle, true) as typeof handle;
@@ -31,7 +44,20 @@ export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
 }
 let cusolverSpScsrlsvcholHost$: Scratch | undefined;
 let cusolverSpScsrlsvcholHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpScsrlsvcholHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvcholHost', 'handle', handle, true) as typeof handle;
@@ -52,7 +78,20 @@ export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpScsrlsvluHost$: Scratch | undefined;
 let cusolverSpScsrlsvluHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnzA in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpScsrlsvluHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvluHost', 'handle', handle, true) as typeof handle;
@@ -73,7 +112,20 @@ export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
 }
 let cusolverSpScsrlsvqr$: Scratch | undefined;
 let cusolverSpScsrlsvqr$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpScsrlsvqr$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqr', 'handle', handle, true) as typeof handle;
@@ -94,7 +146,20 @@ export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
 }
 let cusolverSpScsrlsvqrHost$: Scratch | undefined;
 let cusolverSpScsrlsvqrHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param tol in `float`.
+ * @param reorder in `int`.
+ * @param x in `float *`: address or host buffer, or null.
+ * @returns the value of `singularity`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpScsrlsvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqrHost', 'handle', handle, true) as typeof handle;
@@ -115,7 +180,19 @@ export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: 
 }
 let cusolverSpScsrqrBufferInfoBatched$: Scratch | undefined;
 let cusolverSpScsrqrBufferInfoBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `const float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `const int *`: address or host buffer, or null.
+ * @param batchSize in `int`.
+ * @param info in `csrqrInfo_t`.
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   const s = (cusolverSpScsrqrBufferInfoBatched$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
@@ -135,7 +212,21 @@ export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
 let cusolverSpScsrqrsvBatched$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param b in `const float *`: address or host buffer, or null.
+ * @param x in `float *`: address or host buffer, or null.
+ * @param batchSize in `int`.
+ * @param info in `csrqrInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrqrsvBatched', 'm', 'i32', m);
@@ -155,7 +246,17 @@ export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
 }
 let cusolverSpScsrzfdHost$: Scratch | undefined;
 let cusolverSpScsrzfdHost$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `numnz`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusolverSpHandle_t`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrValA in `const float *`: address or host buffer, or null.
+ * @param csrRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrColIndA in `const int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @returns the value of `numnz`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
   const s = (cusolverSpScsrzfdHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrzfdHost', 'handle', handle, true) as typeof handle;

@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseCnnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param A in `const cuComplex *`: address or host buffer, or null.
+ * @param lda in `int`.
+ * @param nnzPerRowCol in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null. */
 export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCnnz', 'dirA', 'i32', dirA);
@@ -24,7 +33,16 @@ export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparse
   if (status !== 0) throw fail('cusparseCnnz', status);
 }
 let cusparseCnnz_compress$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param descr in `const cusparseMatDescr_t`.
+ * @param csrSortedValA in `const cuComplex *`: address or host buffer, or null.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param nnzPerRow in `int *`: address or host buffer, or null.
+ * @param nnzC in `int *`: address or host buffer, or null.
+ * @param tol in `float2` by value.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);
@@ -39,157 +57,202 @@ export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: numb
 }
 let cusparseConstBlockedEllGet$: Scratch | undefined;
 let cusparseConstBlockedEllGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `ellBlockSize`, `ellColInd`, `ellValue`, `ellIdxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, ellCols: T.Pointer): { ellBlockSize: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstBlockedEllGet$ ??= new Scratch(6));
+/** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `const void **`; `ellValue`: out `const void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstBlockedEllGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseConstBlockedEllGet', 'rows', rows, true);
-  pointerArg('cusparseConstBlockedEllGet', 'cols', cols, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseConstBlockedEllGet', 'ellCols', ellCols, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
   s.u64[5] = 0n;
-  const status = (cusparseConstBlockedEllGet$c ??= binder.native('cusparseConstBlockedEllGet'))(spMatDescr, rows, cols, s.slot(0), ellCols, s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  const status = (cusparseConstBlockedEllGet$c ??= binder.native('cusparseConstBlockedEllGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseConstBlockedEllGet', status);
-  return { ellBlockSize: s.i64[0], ellColInd: s.address(1), ellValue: s.address(2), ellIdxType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], ellBlockSize: s.i64[2], ellCols: s.i64[3], ellColInd: s.address(4), ellValue: s.address(5), ellIdxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseConstCooGet$: Scratch | undefined;
 let cusparseConstCooGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCooGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `const void **`; `cooColInd`: out `const void **`; `cooValues`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCooGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseConstCooGet', 'rows', rows, true);
-  pointerArg('cusparseConstCooGet', 'cols', cols, true);
-  pointerArg('cusparseConstCooGet', 'nnz', nnz, true);
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  pointerArg('cusparseConstCooGet', 'cooValues', cooValues, true);
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseConstCooGet$c ??= binder.native('cusparseConstCooGet'))(spMatDescr, rows, cols, nnz, s.slot(0), s.slot(1), cooValues, s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  const status = (cusparseConstCooGet$c ??= binder.native('cusparseConstCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseConstCooGet', status);
-  return { cooRowInd: s.address(0), cooColInd: s.address(1), idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: s.address(3), cooColInd: s.address(4), cooValues: s.address(5), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseConstCscGet$: Scratch | undefined;
 let cusparseConstCscGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCscGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `const void **`; `cscRowInd`: out `const void **`; `cscValues`: out `const void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCscGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseConstCscGet', 'rows', rows, true);
-  pointerArg('cusparseConstCscGet', 'cols', cols, true);
-  pointerArg('cusparseConstCscGet', 'nnz', nnz, true);
-  pointerArg('cusparseConstCscGet', 'cscColOffsets', cscColOffsets, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseConstCscGet', 'cscValues', cscValues, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseConstCscGet$c ??= binder.native('cusparseConstCscGet'))(spMatDescr, rows, cols, nnz, cscColOffsets, s.slot(0), cscValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  const status = (cusparseConstCscGet$c ??= binder.native('cusparseConstCscGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseConstCscGet', status);
-  return { cscRowInd: s.address(0), cscColOffsetsType: s.i32[2] as T.cusparseIndexType_t, cscRowIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: s.address(3), cscRowInd: s.address(4), cscValues: s.address(5), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseConstCsrGet$: Scratch | undefined;
 let cusparseConstCsrGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCsrGet$ ??= new Scratch(5));
+/** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `const void **`; `csrColInd`: out `const void **`; `csrValues`: out `const void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCsrGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseConstCsrGet', 'rows', rows, true);
-  pointerArg('cusparseConstCsrGet', 'cols', cols, true);
-  pointerArg('cusparseConstCsrGet', 'nnz', nnz, true);
-  pointerArg('cusparseConstCsrGet', 'csrRowOffsets', csrRowOffsets, true);
   s.u64[0] = 0n;
-  pointerArg('cusparseConstCsrGet', 'csrValues', csrValues, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
   s.u64[4] = 0n;
-  const status = (cusparseConstCsrGet$c ??= binder.native('cusparseConstCsrGet'))(spMatDescr, rows, cols, nnz, csrRowOffsets, s.slot(0), csrValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  const status = (cusparseConstCsrGet$c ??= binder.native('cusparseConstCsrGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseConstCsrGet', status);
-  return { csrColInd: s.address(0), csrRowOffsetsType: s.i32[2] as T.cusparseIndexType_t, csrColIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: s.address(3), csrColInd: s.address(4), csrValues: s.address(5), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseConstDnMatGet$: Scratch | undefined;
 let cusparseConstDnMatGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Returns `type`, `order`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer): { type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseConstDnMatGet$ ??= new Scratch(2));
+/** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `const void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
+  const s = (cusparseConstDnMatGet$ ??= new Scratch(6));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  pointerArg('cusparseConstDnMatGet', 'rows', rows, true);
-  pointerArg('cusparseConstDnMatGet', 'cols', cols, true);
-  pointerArg('cusparseConstDnMatGet', 'ld', ld, true);
-  pointerArg('cusparseConstDnMatGet', 'values', values, true);
   s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  const status = (cusparseConstDnMatGet$c ??= binder.native('cusparseConstDnMatGet'))(dnMatDescr, rows, cols, ld, values, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusparseConstDnMatGet', status);
-  return { type: s.i32[0] as T.cudaDataType, order: s.i32[2] as T.cusparseOrder_t };
-}
-let cusparseConstDnMatGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t | null, values: T.Pointer): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  pointerArg('cusparseConstDnMatGetValues', 'values', values, true);
-  const status = (cusparseConstDnMatGetValues$c ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, values);
-  if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
-}
-let cusparseConstDnVecGet$: Scratch | undefined;
-let cusparseConstDnVecGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null, values: T.Pointer): { size: bigint; valueType: T.cudaDataType } {
-  const s = (cusparseConstDnVecGet$ ??= new Scratch(2));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.u64[0] = 0n;
-  pointerArg('cusparseConstDnVecGet', 'values', values, true);
-  s.u64[1] = 0n;
-  const status = (cusparseConstDnVecGet$c ??= binder.native('cusparseConstDnVecGet'))(dnVecDescr, s.slot(0), values, s.slot(1));
-  if (status !== 0) throw fail('cusparseConstDnVecGet', status);
-  return { size: s.i64[0], valueType: s.i32[2] as T.cudaDataType };
-}
-let cusparseConstDnVecGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t | null, values: T.Pointer): void {
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  pointerArg('cusparseConstDnVecGetValues', 'values', values, true);
-  const status = (cusparseConstDnVecGetValues$c ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, values);
-  if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
-}
-let cusparseConstSpMatGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t | null, values: T.Pointer): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseConstSpMatGetValues', 'values', values, true);
-  const status = (cusparseConstSpMatGetValues$c ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, values);
-  if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
-}
-let cusparseConstSpVecGet$: Scratch | undefined;
-let cusparseConstSpVecGet$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t | null, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer): { size: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstSpVecGet$ ??= new Scratch(4));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.u64[0] = 0n;
-  pointerArg('cusparseConstSpVecGet', 'nnz', nnz, true);
-  pointerArg('cusparseConstSpVecGet', 'indices', indices, true);
-  pointerArg('cusparseConstSpVecGet', 'values', values, true);
   s.u64[1] = 0n;
   s.u64[2] = 0n;
   s.u64[3] = 0n;
-  const status = (cusparseConstSpVecGet$c ??= binder.native('cusparseConstSpVecGet'))(spVecDescr, s.slot(0), nnz, indices, values, s.slot(1), s.slot(2), s.slot(3));
-  if (status !== 0) throw fail('cusparseConstSpVecGet', status);
-  return { size: s.i64[0], idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  const status = (cusparseConstDnMatGet$c ??= binder.native('cusparseConstDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+  if (status !== 0) throw fail('cusparseConstDnMatGet', status);
+  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: s.address(3), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
 }
+let cusparseConstDnMatGetValues$: Scratch | undefined;
+let cusparseConstDnMatGetValues$c: NativeFunction | undefined;
+/** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @returns the value of `values`: out `const void **`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t | null): number {
+  const s = (cusparseConstDnMatGetValues$ ??= new Scratch(1));
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  s.u64[0] = 0n;
+  const status = (cusparseConstDnMatGetValues$c ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, s.slot(0));
+  if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
+  return s.address(0);
+}
+let cusparseConstDnVecGet$: Scratch | undefined;
+let cusparseConstDnVecGet$c: NativeFunction | undefined;
+/** `cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `const void **`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
+  const s = (cusparseConstDnVecGet$ ??= new Scratch(3));
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  const status = (cusparseConstDnVecGet$c ??= binder.native('cusparseConstDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
+  if (status !== 0) throw fail('cusparseConstDnVecGet', status);
+  return { size: s.i64[0], values: s.address(1), valueType: s.i32[4] as T.cudaDataType };
+}
+let cusparseConstDnVecGetValues$: Scratch | undefined;
+let cusparseConstDnVecGetValues$c: NativeFunction | undefined;
+/** `cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @returns the value of `values`: out `const void **`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t | null): number {
+  const s = (cusparseConstDnVecGetValues$ ??= new Scratch(1));
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  s.u64[0] = 0n;
+  const status = (cusparseConstDnVecGetValues$c ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, s.slot(0));
+  if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
+  return s.address(0);
+}
+let cusparseConstSpMatGetValues$: Scratch | undefined;
+let cusparseConstSpMatGetValues$c: NativeFunction | undefined;
+/** `cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @returns the value of `values`: out `const void **`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
+  const s = (cusparseConstSpMatGetValues$ ??= new Scratch(1));
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  s.u64[0] = 0n;
+  const status = (cusparseConstSpMatGetValues$c ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, s.slot(0));
+  if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
+  return s.address(0);
+}
+let cusparseConstSpVecGet$: Scratch | undefined;
+let cusparseConstSpVecGet$c: NativeFunction | undefined;
+/** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `const void **`; `values`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstSpVecGet$ ??= new Scratch(7));
+  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  const status = (cusparseConstSpVecGet$c ??= binder.native('cusparseConstSpVecGet'))(spVecDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6));
+  if (status !== 0) throw fail('cusparseConstSpVecGet', status);
+  return { size: s.i64[0], nnz: s.i64[1], indices: s.address(2), values: s.address(3), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
+}
+let cusparseConstSpVecGetValues$: Scratch | undefined;
 let cusparseConstSpVecGetValues$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t | null, values: T.Pointer): void {
+/** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @returns the value of `values`: out `const void **`.
+ * @remarks Since CUDA 12.5. */
+export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t | null): number {
+  const s = (cusparseConstSpVecGetValues$ ??= new Scratch(1));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  pointerArg('cusparseConstSpVecGetValues', 'values', values, true);
-  const status = (cusparseConstSpVecGetValues$c ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, values);
+  s.u64[0] = 0n;
+  const status = (cusparseConstSpVecGetValues$c ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, s.slot(0));
   if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);
+  return s.address(0);
 }

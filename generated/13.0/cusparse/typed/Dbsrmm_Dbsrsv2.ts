@@ -9,7 +9,27 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseDbsrmm$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param transB in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param n_ in `int`.
+ * @param kb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockSize in `const int`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `const int`.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param C in `double *`: address or host buffer, or null.
+ * @param ldc in `int`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrmm', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrmm', 'dirA', 'i32', dirA);
@@ -34,7 +54,22 @@ export function cusparseDbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cuspar
   if (status !== 0) throw fail('cusparseDbsrmm', status);
 }
 let cusparseDbsrmv$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param x in `const double *`: address or host buffer, or null.
+ * @param beta in `const double *`: address or host buffer, or null.
+ * @param y in `double *`: address or host buffer, or null. */
 export function cusparseDbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrmv', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrmv', 'dirA', 'i32', dirA);
@@ -55,7 +90,23 @@ export function cusparseDbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cuspar
   if (status !== 0) throw fail('cusparseDbsrmv', status);
 }
 let cusparseDbsrsm2_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param transXY in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param n_ in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsm2Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_analysis', 'dirA', 'i32', dirA);
@@ -77,7 +128,22 @@ export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
 }
 let cusparseDbsrsm2_bufferSize$: Scratch | undefined;
 let cusparseDbsrsm2_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param transXY in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param n_ in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsm2Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
   const s = (cusparseDbsrsm2_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
@@ -100,7 +166,22 @@ export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, di
 }
 let cusparseDbsrsm2_bufferSizeExt$: Scratch | undefined;
 let cusparseDbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param transB in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param n_ in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsm2Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
   const s = (cusparseDbsrsm2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -122,7 +203,28 @@ export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   return s.size(0);
 }
 let cusparseDbsrsm2_solve$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param transXY in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param n_ in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedVal in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColInd in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsm2Info_t`.
+ * @param B in `const double *`: address or host buffer, or null.
+ * @param ldb in `int`.
+ * @param X in `double *`: address or host buffer, or null.
+ * @param ldx in `int`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_solve', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_solve', 'dirA', 'i32', dirA);
@@ -148,7 +250,21 @@ export function cusparseDbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T
   if (status !== 0) throw fail('cusparseDbsrsm2_solve', status);
 }
 let cusparseDbsrsv2_analysis$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_analysis', 'dirA', 'i32', dirA);
@@ -168,7 +284,20 @@ export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
 }
 let cusparseDbsrsv2_bufferSize$: Scratch | undefined;
 let cusparseDbsrsv2_bufferSize$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
   const s = (cusparseDbsrsv2_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
@@ -189,7 +318,20 @@ export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, di
 }
 let cusparseDbsrsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseDbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockSize in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @returns the value of `pBufferSize`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
   const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -209,7 +351,24 @@ export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   return s.size(0);
 }
 let cusparseDbsrsv2_solve$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param transA in `cusparseOperation_t`.
+ * @param mb in `int`.
+ * @param nnzb in `int`.
+ * @param alpha in `const double *`: address or host buffer, or null.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param bsrSortedValA in `const double *`: address or host buffer, or null.
+ * @param bsrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param bsrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param info in `bsrsv2Info_t`.
+ * @param f in `const double *`: address or host buffer, or null.
+ * @param x in `double *`: address or host buffer, or null.
+ * @param policy in `cusparseSolvePolicy_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_solve', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_solve', 'dirA', 'i32', dirA);

@@ -9,7 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseScsru2csr$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrVal in `float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `int *`: address or host buffer, or null.
+ * @param info in `csru2csrInfo_t`.
+ * @param pBuffer in `void *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr', 'm', 'i32', m);
@@ -26,7 +37,17 @@ export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseScsru2csr_bufferSizeExt$: Scratch | undefined;
 let cusparseScsru2csr_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param csrVal in `float *`: address or host buffer, or null.
+ * @param csrRowPtr in `const int *`: address or host buffer, or null.
+ * @param csrColInd in `int *`: address or host buffer, or null.
+ * @param info in `csru2csrInfo_t`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null): number {
   const s = (cusparseScsru2csr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -43,7 +64,9 @@ export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | nul
   return s.size(0);
 }
 let cusparseSetMatDiagType$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descrA in `cusparseMatDescr_t`.
+ * @param diagType in `cusparseDiagType_t`. */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diagType: T.cusparseDiagType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   if (typeof diagType !== 'number' || (diagType | 0) !== diagType) throw intError('cusparseSetMatDiagType', 'diagType', 'i32', diagType);
@@ -51,7 +74,9 @@ export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diag
   if (status !== 0) throw fail('cusparseSetMatDiagType', status);
 }
 let cusparseSetMatFillMode$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descrA in `cusparseMatDescr_t`.
+ * @param fillMode in `cusparseFillMode_t`. */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fillMode: T.cusparseFillMode_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   if (typeof fillMode !== 'number' || (fillMode | 0) !== fillMode) throw intError('cusparseSetMatFillMode', 'fillMode', 'i32', fillMode);
@@ -59,7 +84,9 @@ export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fill
   if (status !== 0) throw fail('cusparseSetMatFillMode', status);
 }
 let cusparseSetMatIndexBase$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descrA in `cusparseMatDescr_t`.
+ * @param base in `cusparseIndexBase_t`. */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, base: T.cusparseIndexBase_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   if (typeof base !== 'number' || (base | 0) !== base) throw intError('cusparseSetMatIndexBase', 'base', 'i32', base);
@@ -67,7 +94,9 @@ export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, bas
   if (status !== 0) throw fail('cusparseSetMatIndexBase', status);
 }
 let cusparseSetMatType$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param descrA in `cusparseMatDescr_t`.
+ * @param type in `cusparseMatrixType_t`. */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.cusparseMatrixType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatType', 'descrA', descrA, true) as typeof descrA;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseSetMatType', 'type', 'i32', type);
@@ -75,7 +104,9 @@ export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.
   if (status !== 0) throw fail('cusparseSetMatType', status);
 }
 let cusparseSetPointerMode$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param mode in `cusparsePointerMode_t`. */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: T.cusparsePointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cusparseSetPointerMode', 'mode', 'i32', mode);
@@ -83,7 +114,9 @@ export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: 
   if (status !== 0) throw fail('cusparseSetPointerMode', status);
 }
 let cusparseSetStream$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param streamId in `cudaStream_t`. */
 export function cusparseSetStream(handle: T.cusparseHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cusparseSetStream', 'streamId', streamId, true) as typeof streamId;

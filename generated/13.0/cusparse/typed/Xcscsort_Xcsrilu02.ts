@@ -9,7 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cusparseXcscsort$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param cscColPtrA in `const int *`: address or host buffer, or null.
+ * @param cscRowIndA in `int *`: address or host buffer, or null.
+ * @param P in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort', 'm', 'i32', m);
@@ -25,7 +34,14 @@ export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n
 }
 let cusparseXcscsort_bufferSizeExt$: Scratch | undefined;
 let cusparseXcscsort_bufferSizeExt$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param nnz in `int`.
+ * @param cscColPtrA in `const int *`: address or host buffer, or null.
+ * @param cscRowIndA in `const int *`: address or host buffer, or null.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer): number {
   const s = (cusparseXcscsort_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
@@ -40,7 +56,19 @@ export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null
   return s.size(0);
 }
 let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param blockDim in `int`.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2bsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXcsr2bsrNnz', 'dirA', 'i32', dirA);
@@ -57,7 +85,13 @@ export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.c
   if (status !== 0) throw fail('cusparseXcsr2bsrNnz', status);
 }
 let cusparseXcsr2coo$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param csrSortedRowPtr in `const int *`: address or host buffer, or null.
+ * @param nnz in `int`.
+ * @param m in `int`.
+ * @param cooRowInd in `int *`: address or host buffer, or null.
+ * @param idxBase in `cusparseIndexBase_t`. */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRowPtr: T.Pointer, nnz: number, m: number, cooRowInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
   pointerArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
@@ -69,7 +103,20 @@ export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRow
   if (status !== 0) throw fail('cusparseXcsr2coo', status);
 }
 let cusparseXcsr2gebsrNnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param dirA in `cusparseDirection_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param bsrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param rowBlockDim in `int`.
+ * @param colBlockDim in `int`.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param pBuffer in `void *`: address or host buffer, or null. */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.Pointer, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2gebsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXcsr2gebsrNnz', 'dirA', 'i32', dirA);
@@ -88,7 +135,22 @@ export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T
   if (status !== 0) throw fail('cusparseXcsr2gebsrNnz', status);
 }
 let cusparseXcsrgeam2Nnz$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param m in `int`.
+ * @param n_ in `int`.
+ * @param descrA in `const cusparseMatDescr_t`.
+ * @param nnzA in `int`.
+ * @param csrSortedRowPtrA in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndA in `const int *`: address or host buffer, or null.
+ * @param descrB in `const cusparseMatDescr_t`.
+ * @param nnzB in `int`.
+ * @param csrSortedRowPtrB in `const int *`: address or host buffer, or null.
+ * @param csrSortedColIndB in `const int *`: address or host buffer, or null.
+ * @param descrC in `const cusparseMatDescr_t`.
+ * @param csrSortedRowPtrC in `int *`: address or host buffer, or null.
+ * @param nnzTotalDevHostPtr in `int *`: address or host buffer, or null.
+ * @param workspace in `void *`: address or host buffer, or null. */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, workspace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrgeam2Nnz', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrgeam2Nnz', 'm', 'i32', m);
@@ -109,7 +171,11 @@ export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: numbe
   if (status !== 0) throw fail('cusparseXcsrgeam2Nnz', status);
 }
 let cusparseXcsric02_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `csric02Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csric02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsric02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsric02_zeroPivot', 'info', info, true) as typeof info;
@@ -118,7 +184,11 @@ export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t | null, in
   if (status !== 0) throw fail('cusparseXcsric02_zeroPivot', status);
 }
 let cusparseXcsrilu02_zeroPivot$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `cusparseHandle_t`.
+ * @param info in `csrilu02Info_t`.
+ * @param position in `int *`: address or host buffer, or null.
+ * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuArray3DCreate$: Scratch | undefined;
 let cuArray3DCreate$c: NativeFunction | undefined;
-/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pAllocateArray in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
+ * @returns the value of `pHandle`: out `CUarray *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!CudaArray.create | CudaArray.create} (objects layer) */
 export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArray3DCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,7 +24,10 @@ export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | U
   return s.address(0) as T.CUarray;
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `CUarray`.
+ * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY3D_DESCRIPTOR_st`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(40);
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArray3DGetDescriptor', 'hArray', hArray, true) as typeof hArray;
@@ -30,7 +37,10 @@ export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D
 }
 let cuArrayCreate$: Scratch | undefined;
 let cuArrayCreate$c: NativeFunction | undefined;
-/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pAllocateArray in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
+ * @returns the value of `pHandle`: out `CUarray *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArrayCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -40,14 +50,19 @@ export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8
   return s.address(0) as T.CUarray;
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `CUarray`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayDestroy(hArray: T.CUarray | null): void {
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayDestroy$c ??= binder.native('cuArrayDestroy'))(hArray);
   if (status !== 0) throw fail('cuArrayDestroy', status);
 }
 let cuArrayGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `CUarray`.
+ * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY_DESCRIPTOR_st`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(24);
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetDescriptor', 'hArray', hArray, true) as typeof hArray;
@@ -56,7 +71,11 @@ export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DES
   return decodeRecord<T.CUDA_ARRAY_DESCRIPTOR_st>(records.CUDA_ARRAY_DESCRIPTOR_st(), pArrayDescriptor$);
 }
 let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `CUarray`.
+ * @param device in `CUdevice`.
+ * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
+ * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -67,7 +86,11 @@ export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: nu
 }
 let cuArrayGetPlane$: Scratch | undefined;
 let cuArrayGetPlane$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 13.0 Returns `pPlaneArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `CUarray`.
+ * @param planeIdx in `unsigned int`.
+ * @returns the value of `pPlaneArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
   const s = (cuArrayGetPlane$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -78,7 +101,10 @@ export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.C
   return s.address(0) as T.CUarray;
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `CUarray`.
+ * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetSparseProperties(array: T.CUarray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetSparseProperties', 'array', array, true) as typeof array;

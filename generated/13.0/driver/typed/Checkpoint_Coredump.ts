@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuCheckpointProcessCheckpoint$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @param args in `CUcheckpointCheckpointArgs *`: a `CUcheckpointCheckpointArgs_st` object or its bytes; null allowed.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessCheckpoint(pid: number, args: Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessCheckpoint', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessCheckpoint', 'args', records.CUcheckpointCheckpointArgs_st(), args, true);
@@ -18,7 +21,10 @@ export function cuCheckpointProcessCheckpoint(pid: number, args: Uint8Array | nu
 }
 let cuCheckpointProcessGetRestoreThreadId$: Scratch | undefined;
 let cuCheckpointProcessGetRestoreThreadId$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Returns `tid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @returns the value of `tid`: out `int *`.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
   const s = (cuCheckpointProcessGetRestoreThreadId$ ??= new Scratch(1));
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetRestoreThreadId', 'pid', 'i32', pid);
@@ -29,7 +35,10 @@ export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
 }
 let cuCheckpointProcessGetState$: Scratch | undefined;
 let cuCheckpointProcessGetState$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Returns `state`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @returns the value of `state`: out `CUprocessState *`.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
   const s = (cuCheckpointProcessGetState$ ??= new Scratch(1));
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetState', 'pid', 'i32', pid);
@@ -39,7 +48,10 @@ export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
   return s.i32[0] as T.CUprocessState;
 }
 let cuCheckpointProcessLock$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @param args in `CUcheckpointLockArgs *`: a `CUcheckpointLockArgs_st` object or its bytes; null allowed.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessLock', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessLock', 'args', records.CUcheckpointLockArgs_st(), args, true);
@@ -47,7 +59,10 @@ export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArg
   if (status !== 0) throw fail('cuCheckpointProcessLock', status);
 }
 let cuCheckpointProcessRestore$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @param args in `CUcheckpointRestoreArgs *`: a `CUcheckpointRestoreArgs_st` object or its bytes; null allowed.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRestoreArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessRestore', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessRestore', 'args', records.CUcheckpointRestoreArgs_st(), args, true);
@@ -55,7 +70,10 @@ export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRest
   if (status !== 0) throw fail('cuCheckpointProcessRestore', status);
 }
 let cuCheckpointProcessUnlock$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pid in `int`.
+ * @param args in `CUcheckpointUnlockArgs *`: a `CUcheckpointUnlockArgs_st` object or its bytes; null allowed.
+ * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessUnlock(pid: number, args: Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessUnlock', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessUnlock', 'args', records.CUcheckpointUnlockArgs_st(), args, true);
@@ -64,7 +82,12 @@ export function cuCheckpointProcessUnlock(pid: number, args: Uint8Array | null):
 }
 let cuCoredumpGetAttribute$: Scratch | undefined;
 let cuCoredumpGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttribute$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
@@ -77,7 +100,12 @@ export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
 }
 let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttributeGlobal$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
@@ -90,7 +118,12 @@ export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value
 }
 let cuCoredumpSetAttribute$: Scratch | undefined;
 let cuCoredumpSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttribute$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
@@ -103,7 +136,12 @@ export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
 }
 let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUcoredumpSettings`.
+ * @param value in `void *`: address or host buffer, or null.
+ * @param size in/out `size_t *`: this value in, the call's value returned.
+ * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttributeGlobal$ ??= new Scratch(1));
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);

@@ -9,14 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuDestroyExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extMem in `CUexternalMemory`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cuDestroyExternalMemory$c ??= binder.native('cuDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cuDestroyExternalMemory', status);
 }
 let cuDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param extSem in `CUexternalSemaphore`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cuDestroyExternalSemaphore$c ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
@@ -24,7 +28,10 @@ export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null)
 }
 let cuDevResourceGenerateDesc$: Scratch | undefined;
 let cuDevResourceGenerateDesc$c: NativeFunction | undefined;
-/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 Returns `phDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resources in array of `struct CUdevResource_st`; its length is passed as `nbResources`.
+ * @returns the value of `phDesc`: out `CUdevResourceDesc *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_st)[] | Uint8Array): T.CUdevResourceDesc {
   const s = (cuDevResourceGenerateDesc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -36,7 +43,13 @@ export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_s
 }
 let cuDevSmResourceSplitByCount$: Scratch | undefined;
 let cuDevSmResourceSplitByCount$c: NativeFunction | undefined;
-/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Returns `result`, `remaining`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param input in `const CUdevResource *`: a `CUdevResource_st` object or its bytes.
+ * @param useFlags in `unsigned int`.
+ * @param minCount in `unsigned int`.
+ * @returns `{ result, remaining }`: `result`: out array of `struct CUdevResource_st`: its length asked first through `nbGroups` (capacity/count pair); `remaining`: out `CUdevResource_st`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @see {@link cuda-ts/objects!SmResource#split | SmResource.split} (objects layer) */
 export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Array, useFlags: number, minCount: number): { result_: T.CUdevResource_st[]; remaining: T.CUdevResource_st } {
   const s = (cuDevSmResourceSplitByCount$ ??= new Scratch(1));
   const input$ = recordArg('cuDevSmResourceSplitByCount', 'input', records.CUdevResource_st(), input, false);
@@ -58,7 +71,11 @@ export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Arr
 }
 let cuDeviceCanAccessPeer$: Scratch | undefined;
 let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
-/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Returns `canAccessPeer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @param peerDev in `CUdevice`.
+ * @returns the value of `canAccessPeer`: out `int *`.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -70,7 +87,11 @@ export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
 }
 let cuDeviceComputeCapability$: Scratch | undefined;
 let cuDeviceComputeCapability$c: NativeFunction | undefined;
-/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
   const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -82,7 +103,10 @@ export function cuDeviceComputeCapability(dev: number): { major: number; minor: 
 }
 let cuDeviceGet$: Scratch | undefined;
 let cuDeviceGet$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ordinal in `int`.
+ * @returns the value of `device`: out `CUdevice *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
   const s = (cuDeviceGet$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -93,7 +117,12 @@ export function cuDeviceGet(ordinal: number): number {
 }
 let cuDeviceGetAttribute$: Scratch | undefined;
 let cuDeviceGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUdevice_attribute`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pi`: out `int *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -105,7 +134,10 @@ export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number):
 }
 let cuDeviceGetByPCIBusId$: Scratch | undefined;
 let cuDeviceGetByPCIBusId$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 Returns `dev`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciBusId in string (`const char *`).
+ * @returns the value of `dev`: out `CUdevice *`.
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cuDeviceGetByPCIBusId$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -116,7 +148,10 @@ export function cuDeviceGetByPCIBusId(pciBusId: string): number {
 }
 let cuDeviceGetCount$: Scratch | undefined;
 let cuDeviceGetCount$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `count`: out `int *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device.count | Device.count} (objects layer) */
 export function cuDeviceGetCount(): number {
   const s = (cuDeviceGetCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -126,7 +161,11 @@ export function cuDeviceGetCount(): number {
 }
 let cuDeviceGetDefaultMemPool$: Scratch | undefined;
 let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pool_out`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -136,7 +175,11 @@ export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   return s.address(0) as T.CUmemoryPool;
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param type in `CUdevResourceType`.
+ * @returns the value of `resource`: out `CUdevResource_st`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGetDevResource', 'device', 'i32', device);
   const resource$ = new Uint8Array(144);
@@ -147,7 +190,11 @@ export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType
 }
 let cuDeviceGetExecAffinitySupport$: Scratch | undefined;
 let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param type in `CUexecAffinityType`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pi`: out `int *`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -158,7 +205,11 @@ export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: 
   return s.i32[0];
 }
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param attr in `CUgraphMem_attribute`.
+ * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute): bigint {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
@@ -169,7 +220,12 @@ export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_
   return attrDecode(attr as number, value$);
 }
 let cuDeviceGetHostAtomicCapabilities$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `capabilities`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param operations in array of `CUatomicOperation`; at least `count` long.
+ * @param count in `unsigned int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `capabilities`: out array of `u32`, `count` long.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetHostAtomicCapabilities(operations: readonly (T.CUatomicOperation)[] | Int32Array, count: number, dev: number): Uint32Array {
   const operations$ = scalarArrayArg('cuDeviceGetHostAtomicCapabilities', 'operations', 'i32', operations, false);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuDeviceGetHostAtomicCapabilities', 'count', 'u32', count);
@@ -182,19 +238,26 @@ export function cuDeviceGetHostAtomicCapabilities(operations: readonly (T.CUatom
 }
 let cuDeviceGetLuid$: Scratch | undefined;
 let cuDeviceGetLuid$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `deviceNodeMask`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuDeviceGetLuid(luid: T.Pointer, dev: number): number {
+/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns `{ luid, deviceNodeMask }`: `luid`: out array of `u8`, `8` long; `deviceNodeMask`: out `unsigned int *`.
+ * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
+export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number } {
   const s = (cuDeviceGetLuid$ ??= new Scratch(1));
-  pointerArg('cuDeviceGetLuid', 'luid', luid, true);
   s.u64[0] = 0n;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
-  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid, s.slot(0), dev);
+  const luid$ = new Uint8Array(Math.max(1, 8));
+  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetLuid', status);
-  return s.u32[0];
+  return { luid: luid$.slice(0, 8), deviceNodeMask: s.u32[0] };
 }
 let cuDeviceGetMemPool$: Scratch | undefined;
 let cuDeviceGetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pool`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -204,7 +267,12 @@ export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   return s.address(0) as T.CUmemoryPool;
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `name`: out text (`char *`, length `len`).
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device#name | Device.name} (objects layer) */
 export function cuDeviceGetName(len: number, dev: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetName', 'len', 'i32', len);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetName', 'dev', 'i32', dev);
@@ -214,7 +282,11 @@ export function cuDeviceGetName(len: number, dev: number): string {
   return textFrom(name$);
 }
 let cuDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nvSciSyncAttrList in `void *`: address or host buffer, or null.
+ * @param dev in `CUdevice`.
+ * @param flags in `int`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): void {
   pointerArg('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetNvSciSyncAttributes', 'dev', 'i32', dev);
@@ -223,7 +295,13 @@ export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev
   if (status !== 0) throw fail('cuDeviceGetNvSciSyncAttributes', status);
 }
 let cuDeviceGetP2PAtomicCapabilities$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Returns `capabilities`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param operations in array of `CUatomicOperation`; at least `count` long.
+ * @param count in `unsigned int`.
+ * @param srcDevice in `CUdevice`.
+ * @param dstDevice in `CUdevice`.
+ * @returns the value of `capabilities`: out array of `u32`, `count` long.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAtomicCapabilities(operations: readonly (T.CUatomicOperation)[] | Int32Array, count: number, srcDevice: number, dstDevice: number): Uint32Array {
   const operations$ = scalarArrayArg('cuDeviceGetP2PAtomicCapabilities', 'operations', 'i32', operations, false);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuDeviceGetP2PAtomicCapabilities', 'count', 'u32', count);
@@ -237,7 +315,12 @@ export function cuDeviceGetP2PAtomicCapabilities(operations: readonly (T.CUatomi
 }
 let cuDeviceGetP2PAttribute$: Scratch | undefined;
 let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attrib in `CUdevice_P2PAttribute`.
+ * @param srcDevice in `CUdevice`.
+ * @param dstDevice in `CUdevice`.
+ * @returns the value of `value`: out `int *`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -249,7 +332,12 @@ export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevi
   return s.i32[0];
 }
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pciBusId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pciBusId`: out text (`char *`, length `len`).
+ * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Device#pciBusId | Device.pciBusId} (objects layer) */
 export function cuDeviceGetPCIBusId(len: number, dev: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetPCIBusId', 'len', 'i32', len);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetPCIBusId', 'dev', 'i32', dev);
@@ -259,7 +347,11 @@ export function cuDeviceGetPCIBusId(len: number, dev: number): string {
   return textFrom(pciBusId$);
 }
 let cuDeviceGetProperties$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `prop`: out `CUdevprop_st`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   const prop$ = new Uint8Array(56);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetProperties', 'dev', 'i32', dev);
@@ -269,7 +361,12 @@ export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
 }
 let cuDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
 let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `maxWidthInElements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param format in `CUarray_format`.
+ * @param numChannels in `unsigned int`.
+ * @param dev in `CUdevice`.
+ * @returns the value of `maxWidthInElements`: out `size_t *`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
   const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -281,7 +378,11 @@ export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, num
   return s.size(0);
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `uuid`: out `CUuuid_st`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device#uuid | Device.uuid} (objects layer) */
 export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetUuid', 'dev', 'i32', dev);
@@ -290,7 +391,9 @@ export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
 }
 let cuDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cuDeviceGraphMemTrim$c ??= binder.native('cuDeviceGraphMemTrim'))(device);
@@ -298,7 +401,10 @@ export function cuDeviceGraphMemTrim(device: number): void {
 }
 let cuDevicePrimaryCtxGetState$: Scratch | undefined;
 let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 Returns `flags`, `active`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns `{ flags, active }`: `flags`: out `unsigned int *`; `active`: out `int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
@@ -309,14 +415,18 @@ export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active
   return { flags: s.u32[0], active: s.i32[2] };
 }
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxRelease(dev: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRelease$c ??= binder.native('cuDevicePrimaryCtxRelease'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRelease', status);
 }
 let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxReset(dev: number): void {
   assertMayBlock('cuDevicePrimaryCtxReset');
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxReset', 'dev', 'i32', dev);
@@ -325,7 +435,11 @@ export function cuDevicePrimaryCtxReset(dev: number): void {
 }
 let cuDevicePrimaryCtxRetain$: Scratch | undefined;
 let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `pctx`: out `CUcontext *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html).
+ * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -335,7 +449,10 @@ export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   return s.address(0) as T.CUcontext;
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuDevicePrimaryCtxSetFlags', 'flags', 'u32', flags);
@@ -344,7 +461,12 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
 }
 let cuDeviceRegisterAsyncNotification$: Scratch | undefined;
 let cuDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param callbackFunc in C callback `CUasyncCallback`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @returns the value of `callback`: out `CUasyncCallbackHandle *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.CUasyncCallbackHandle {
   const s = (cuDeviceRegisterAsyncNotification$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
@@ -356,7 +478,11 @@ export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: 
   return s.address(0) as T.CUasyncCallbackHandle;
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param attr in `CUgraphMem_attribute`.
+ * @param value in value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: bigint): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceSetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
@@ -366,7 +492,10 @@ export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cuDeviceSetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @param pool in `CUmemoryPool`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
@@ -375,7 +504,11 @@ export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): vo
 }
 let cuDeviceTotalMem$: Scratch | undefined;
 let cuDeviceTotalMem$c: NativeFunction | undefined;
-/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 Returns `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dev in `CUdevice`.
+ * @returns the value of `bytes`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
 export function cuDeviceTotalMem(dev: number): number {
   const s = (cuDeviceTotalMem$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -385,7 +518,10 @@ export function cuDeviceTotalMem(dev: number): number {
   return s.size(0);
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `CUdevice`.
+ * @param callback in `CUasyncCallbackHandle`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceUnregisterAsyncNotification', 'device', 'i32', device);
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cuDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;

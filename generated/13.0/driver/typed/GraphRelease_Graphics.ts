@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuGraphReleaseUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `CUgraph`.
+ * @param object in `CUuserObject`.
+ * @param count in `unsigned int`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
@@ -18,7 +22,13 @@ export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUus
   if (status !== 0) throw fail('cuGraphReleaseUserObject', status);
 }
 let cuGraphRemoveDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraph in `CUgraph`.
+ * @param from in array of `CUgraphNode`; null allowed.
+ * @param to in array of `CUgraphNode`; null allowed.
+ * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
+ * @param numDependencies in `size_t`.
+ * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphRemoveDependencies', 'from', 'address', from, true);
@@ -29,7 +39,12 @@ export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readon
   if (status !== 0) throw fail('cuGraphRemoveDependencies', status);
 }
 let cuGraphRetainUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param graph in `CUgraph`.
+ * @param object in `CUuserObject`.
+ * @param count in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
@@ -39,7 +54,11 @@ export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuse
   if (status !== 0) throw fail('cuGraphRetainUserObject', status);
 }
 let cuGraphUpload$c: NativeFunction | undefined;
-/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hGraphExec in `CUgraphExec`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @see {@link cuda-ts/objects!GraphExec#upload | GraphExec.upload} (objects layer) */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphUpload', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphUpload', 'hStream', hStream, true) as typeof hStream;
@@ -47,7 +66,10 @@ export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstr
   if (status !== 0) throw fail('cuGraphUpload', status);
 }
 let cuGraphicsMapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsMapResources', 'resources', 'address', resources, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsMapResources', 'hStream', hStream, true) as typeof hStream;
@@ -57,7 +79,10 @@ export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: Scratch | undefined;
 let cuGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Returns `pMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resource in `CUgraphicsResource`.
+ * @returns the value of `pMipmappedArray`: out `CUmipmappedArray *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
   const s = (cuGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -68,7 +93,10 @@ export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphics
 }
 let cuGraphicsResourceGetMappedPointer$: Scratch | undefined;
 let cuGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Returns `pDevPtr`, `pSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resource in `CUgraphicsResource`.
+ * @returns `{ pDevPtr, pSize }`: `pDevPtr`: out `CUdeviceptr *`; `pSize`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
   const s = (cuGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -79,7 +107,10 @@ export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResourc
   return { pDevPtr: s.address(0) as T.CUdeviceptr, pSize: s.size(1) };
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resource in `CUgraphicsResource`.
+ * @param flags in `unsigned int`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
@@ -88,7 +119,12 @@ export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | n
 }
 let cuGraphicsSubResourceGetMappedArray$: Scratch | undefined;
 let cuGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Returns `pArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resource in `CUgraphicsResource`.
+ * @param arrayIndex in `unsigned int`.
+ * @param mipLevel in `unsigned int`.
+ * @returns the value of `pArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
   const s = (cuGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -100,7 +136,10 @@ export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResour
   return s.address(0) as T.CUarray;
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsUnmapResources', 'resources', 'address', resources, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsUnmapResources', 'hStream', hStream, true) as typeof hStream;
@@ -109,7 +148,9 @@ export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResour
   if (status !== 0) throw fail('cuGraphicsUnmapResources', status);
 }
 let cuGraphicsUnregisterResource$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param resource in `CUgraphicsResource`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource | null): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsUnregisterResource$c ??= binder.native('cuGraphicsUnregisterResource'))(resource);

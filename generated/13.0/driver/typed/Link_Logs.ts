@@ -9,10 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuLinkAddData$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @param type in `CUjitInputType`.
+ * @param data in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param name in string (`const char *`); null allowed.
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
   pointerArg('cuLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
   if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
@@ -23,7 +32,13 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddData', status);
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @param type in `CUjitInputType`.
+ * @param path in string (`const char *`).
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
@@ -36,7 +51,11 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
 }
 let cuLinkComplete$: Scratch | undefined;
 let cuLinkComplete$c: NativeFunction | undefined;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Returns `cubinOut`, `sizeOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   const s = (cuLinkComplete$ ??= new Scratch(2));
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
@@ -48,7 +67,11 @@ export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number;
 }
 let cuLinkCreate$: Scratch | undefined;
 let cuLinkCreate$c: NativeFunction | undefined;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Returns `stateOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @returns the value of `stateOut`: out `CUlinkState *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
   const s = (cuLinkCreate$ ??= new Scratch(1));
   const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
@@ -60,7 +83,9 @@ export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, 
   return s.address(0) as T.CUlinkState;
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param state in `CUlinkState`.
+ * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
@@ -68,7 +93,10 @@ export function cuLinkDestroy(state: T.CUlinkState | null): void {
 }
 let cuLogsCurrent$: Scratch | undefined;
 let cuLogsCurrent$c: NativeFunction | undefined;
-/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `iterator_out`: out `CUlogIterator *`.
+ * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(flags: number): number {
   const s = (cuLogsCurrent$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -79,10 +107,16 @@ export function cuLogsCurrent(flags: number): number {
 }
 let cuLogsDumpToFile$: Scratch | undefined;
 let cuLogsDumpToFile$c: NativeFunction | undefined;
-/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuLogsDumpToFile(pathToFile: string, flags: number): number {
+/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
+ * @param pathToFile in string (`const char *`).
+ * @param flags in `unsigned int`.
+ * @returns the value of `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned.
+ * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
   const s = (cuLogsDumpToFile$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToFile', 'iterator', 'u32', iterator);
+  s.u64[0] = 0n; s.u32[0] = iterator;
   if (typeof pathToFile !== 'string') throw argError('cuLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToFile', 'flags', 'u32', flags);
   const status = (cuLogsDumpToFile$c ??= binder.native('cuLogsDumpToFile'))(s.slot(0), pathToFile, flags);
@@ -91,7 +125,11 @@ export function cuLogsDumpToFile(pathToFile: string, flags: number): number {
 }
 let cuLogsDumpToMemory$: Scratch | undefined;
 let cuLogsDumpToMemory$c: NativeFunction | undefined;
-/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `iterator`, `buffer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
+ * @param flags in `unsigned int`.
+ * @returns `{ iterator, buffer }`: `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
+ * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
   const s = (cuLogsDumpToMemory$ ??= new Scratch(2));
   if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToMemory', 'iterator', 'u32', iterator);
@@ -105,7 +143,11 @@ export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator:
 }
 let cuLogsRegisterCallback$: Scratch | undefined;
 let cuLogsRegisterCallback$c: NativeFunction | undefined;
-/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callbackFunc in C callback `CUlogsCallback`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @returns the value of `callback_out`: out `CUlogsCallbackHandle *`.
+ * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.CUlogsCallbackHandle {
   const s = (cuLogsRegisterCallback$ ??= new Scratch(1));
   callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
@@ -116,7 +158,9 @@ export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Poin
   return s.address(0) as T.CUlogsCallbackHandle;
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;
-/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in `CUlogsCallbackHandle`.
+ * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsUnregisterCallback(callback: T.CUlogsCallbackHandle | null): void {
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cuLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
   const status = (cuLogsUnregisterCallback$c ??= binder.native('cuLogsUnregisterCallback'))(callback);

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuMemAddressFree$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressFree', 'size', size, false);
@@ -18,7 +21,13 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
 }
 let cuMemAddressReserve$: Scratch | undefined;
 let cuMemAddressReserve$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `ptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param alignment in `size_t`.
+ * @param addr in `CUdeviceptr`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `ptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   const s = (cuMemAddressReserve$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -31,7 +40,13 @@ export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.C
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAdvise$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param advice in `CUmem_advise`.
+ * @param location in `CUmemLocation_st` by value.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
@@ -42,7 +57,10 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
 }
 let cuMemAlloc$: Scratch | undefined;
 let cuMemAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   const s = (cuMemAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -53,7 +71,11 @@ export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
 }
 let cuMemAllocAsync$: Scratch | undefined;
 let cuMemAllocAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param hStream in `CUstream`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -65,7 +87,12 @@ export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): 
 }
 let cuMemAllocFromPoolAsync$: Scratch | undefined;
 let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param pool in `CUmemoryPool`.
+ * @param hStream in `CUstream`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -78,7 +105,10 @@ export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool 
 }
 let cuMemAllocHost$: Scratch | undefined;
 let cuMemAllocHost$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @returns the value of `pp`: out `void **`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   const s = (cuMemAllocHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -89,7 +119,12 @@ export function cuMemAllocHost(bytesize: T.Int64): number {
 }
 let cuMemAllocManaged$: Scratch | undefined;
 let cuMemAllocManaged$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `dptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -101,7 +136,12 @@ export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdevicep
 }
 let cuMemAllocPitch$: Scratch | undefined;
 let cuMemAllocPitch$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Returns `dptr`, `pPitch`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param WidthInBytes in `size_t`.
+ * @param Height in `size_t`.
+ * @param ElementSizeBytes in `unsigned int`.
+ * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   const s = (cuMemAllocPitch$ ??= new Scratch(2));
   s.u64[0] = 0n;

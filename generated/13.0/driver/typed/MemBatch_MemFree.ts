@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemBatchDecompressAsync$: Scratch | undefined;
 let cuMemBatchDecompressAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Returns `errorIndex`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param paramsArray in array of `struct CUmemDecompressParams_st`; its length is passed as `count`.
+ * @param flags in `unsigned int`.
+ * @param stream in `CUstream`.
+ * @returns the value of `errorIndex`: out `size_t *`.
+ * @remarks ABI of CUDA 12.6, driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompressParams_st)[] | Uint8Array, flags: number, stream: T.CUstream | null): number {
   const s = (cuMemBatchDecompressAsync$ ??= new Scratch(1));
   const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
@@ -24,7 +29,12 @@ export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompre
 }
 let cuMemCreate$: Scratch | undefined;
 let cuMemCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   const s = (cuMemCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -36,7 +46,14 @@ export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint
   return s.u64[0];
 }
 let cuMemDiscardAndPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
+ * @param sizes in array of `size_t`; its length is passed as `count`.
+ * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
+ * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
+ * @param flags in `unsigned long long`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
@@ -50,7 +67,12 @@ export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr
   if (status !== 0) throw fail('cuMemDiscardAndPrefetchBatchAsync', status);
 }
 let cuMemDiscardBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
+ * @param sizes in array of `size_t`; its length is passed as `count`.
+ * @param flags in `unsigned long long`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemDiscardBatchAsync', 'sizes', 'u64', sizes, false);
@@ -61,7 +83,12 @@ export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUi
   if (status !== 0) throw fail('cuMemDiscardBatchAsync', status);
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param shareableHandle in `void *`: address or host buffer, or null.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
@@ -71,7 +98,9 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
@@ -79,7 +108,10 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
   if (status !== 0) throw fail('cuMemFree', status);
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
@@ -87,7 +119,9 @@ export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null):
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): void {
   assertMayBlock('cuMemFreeHost');
   pointerArg('cuMemFreeHost', 'p', p, true);

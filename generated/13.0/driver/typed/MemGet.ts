@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemGetAccess$: Scratch | undefined;
 let cuMemGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `flags`: out `unsigned long long *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   const s = (cuMemGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +26,10 @@ export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T
 }
 let cuMemGetAddressRange$: Scratch | undefined;
 let cuMemGetAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Returns `pbase`, `psize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   const s = (cuMemGetAddressRange$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -34,7 +41,11 @@ export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdevicept
 }
 let cuMemGetAllocationGranularity$: Scratch | undefined;
 let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
+ * @param option in `CUmemAllocationGranularity_flags`.
+ * @returns the value of `granularity`: out `size_t *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -45,7 +56,10 @@ export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | U
   return s.size(0);
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @returns the value of `prop`: out `CUmemAllocationProp_st`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
@@ -55,7 +69,11 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
 }
 let cuMemGetDefaultMemPool$: Scratch | undefined;
 let cuMemGetDefaultMemPool$c: NativeFunction | undefined;
-/** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @param type in `CUmemAllocationType`.
+ * @returns the value of `pool_out`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetDefaultMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
   const s = (cuMemGetDefaultMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -65,20 +83,32 @@ export function cuMemGetDefaultMemPool(location: T.CUmemLocation_st | Uint8Array
   if (status !== 0) throw fail('cuMemGetDefaultMemPool', status);
   return s.address(0) as T.CUmemoryPool;
 }
+let cuMemGetHandleForAddressRange$: Scratch | undefined;
 let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): void {
-  pointerArg('cuMemGetHandleForAddressRange', 'handle', handle, true, size);
+/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param handleType in `CUmemRangeHandleType`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `handle`: out `void *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
+  const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
+  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.slot(0), dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
+  return s.i32[0];
 }
 let cuMemGetInfo$: Scratch | undefined;
 let cuMemGetInfo$c: NativeFunction | undefined;
-/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 Returns `free`, `total`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -89,7 +119,11 @@ export function cuMemGetInfo(): { free: number; total: number } {
 }
 let cuMemGetMemPool$: Scratch | undefined;
 let cuMemGetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @param type in `CUmemAllocationType`.
+ * @returns the value of `pool`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
   const s = (cuMemGetMemPool$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemHostAlloc$: Scratch | undefined;
 let cuMemHostAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param bytesize in `size_t`.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pp`: out `void **`.
+ * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +27,12 @@ export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
 }
 let cuMemHostGetDevicePointer$: Scratch | undefined;
 let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @param Flags in `unsigned int`.
+ * @returns the value of `pdptr`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -34,7 +44,10 @@ export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdevi
 }
 let cuMemHostGetFlags$: Scratch | undefined;
 let cuMemHostGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @returns the value of `pFlags`: out `unsigned int *`.
+ * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   const s = (cuMemHostGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,7 +57,11 @@ export function cuMemHostGetFlags(p: T.Pointer): number {
   return s.u32[0];
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @param bytesize in `size_t`.
+ * @param Flags in `unsigned int`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
@@ -53,7 +70,9 @@ export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
 let cuMemHostUnregister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `void *`: address or host buffer, or null.
+ * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): void {
   pointerArg('cuMemHostUnregister', 'p', p, true);
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
@@ -61,7 +80,11 @@ export function cuMemHostUnregister(p: T.Pointer): void {
 }
 let cuMemImportFromShareableHandle$: Scratch | undefined;
 let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param osHandle in `void *`: address or host buffer, or null.
+ * @param shHandleType in `CUmemAllocationHandleType`.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -72,7 +95,13 @@ export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType
   return s.u64[0];
 }
 let cuMemMap$c: NativeFunction | undefined;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param offset in `size_t`.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemMap', 'size', size, false);
@@ -83,7 +112,10 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
   if (status !== 0) throw fail('cuMemMap', status);
 }
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMemPoolCreate$: Scratch | undefined;
 let cuMemPoolCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param poolProps in `const CUmemPoolProps *`: a `CUmemPoolProps_st` object or its bytes.
+ * @returns the value of `pool`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   const s = (cuMemPoolCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,14 +24,19 @@ export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.
   return s.address(0) as T.CUmemoryPool;
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Returns `shareData_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @returns the value of `shareData_out`: out `CUmemPoolPtrExportData_st`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
@@ -36,7 +45,12 @@ export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   return shareData_out$;
 }
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle_out in `void *`: address or host buffer, or null.
+ * @param pool in `CUmemoryPool`.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
@@ -47,7 +61,11 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 }
 let cuMemPoolGetAccess$: Scratch | undefined;
 let cuMemPoolGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memPool in `CUmemoryPool`.
+ * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @returns the value of `flags`: out `CUmemAccess_flags *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -58,7 +76,11 @@ export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.C
   return s.i32[0] as T.CUmemAccess_flags;
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param attr in `CUmemPool_attribute`.
+ * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
@@ -70,7 +92,12 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
 }
 let cuMemPoolImportFromShareableHandle$: Scratch | undefined;
 let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `void *`: address or host buffer, or null.
+ * @param handleType in `CUmemAllocationHandleType`.
+ * @param flags in `unsigned long long`.
+ * @returns the value of `pool_out`: out `CUmemoryPool *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -83,7 +110,11 @@ export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Returns `ptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
+ * @returns the value of `ptr_out`: out `CUdeviceptr *`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -94,7 +125,10 @@ export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: U
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
   const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
@@ -103,7 +137,11 @@ export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T
   if (status !== 0) throw fail('cuMemPoolSetAccess', status);
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param attr in `CUmemPool_attribute`.
+ * @param value in value typed by `attr`: its type follows the attribute.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | bigint): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
@@ -113,7 +151,11 @@ export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pool in `CUmemoryPool`.
+ * @param minBytesToKeep in `size_t`.
+ * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
   if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);

@@ -9,7 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @param location in `CUmemLocation_st` by value.
+ * @param flags in `unsigned int`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
@@ -20,7 +27,14 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, locati
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
 let cuMemPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
+ * @param sizes in array of `size_t`; its length is passed as `count`.
+ * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
+ * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
+ * @param flags in `unsigned long long`.
+ * @param hStream in `CUstream`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
@@ -34,8 +48,15 @@ export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigU
   if (status !== 0) throw fail('cuMemPrefetchBatchAsync', status);
 }
 let cuMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param data in `void *`: address or host buffer covering `dataSize` bytes.
+ * @param dataSize in `size_t`.
+ * @param attribute in `CUmem_range_attribute`.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
@@ -45,7 +66,13 @@ export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attri
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
 let cuMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param data in `void **`: address or host buffer.
+ * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
+ * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
+ * @param devPtr in `CUdeviceptr`.
+ * @param count in `size_t`.
+ * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
@@ -57,7 +84,9 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
 }
 let cuMemRelease$c: NativeFunction | undefined;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `CUmemGenericAllocationHandle`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
@@ -65,7 +94,10 @@ export function cuMemRelease(handle: T.Int64): void {
 }
 let cuMemRetainAllocationHandle$: Scratch | undefined;
 let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param addr in `void *`: address or host buffer, or null.
+ * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -75,7 +107,11 @@ export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   return s.u64[0];
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
@@ -85,7 +121,11 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemSetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
+ * @param type in `CUmemAllocationType`.
+ * @param pool in `CUmemoryPool`.
+ * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemSetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType, pool: T.CUmemoryPool | null): void {
   const location$ = recordArg('cuMemSetMemPool', 'location', records.CUmemLocation_st(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemSetMemPool', 'type', 'i32', type);

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuMipmappedArrayCreate$: Scratch | undefined;
 let cuMipmappedArrayCreate$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 13.0 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pMipmappedArrayDesc in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
+ * @param numMipmapLevels in `unsigned int`.
+ * @returns the value of `pHandle`: out `CUmipmappedArray *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
   const s = (cuMipmappedArrayCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,7 +25,9 @@ export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCR
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hMipmappedArray in `CUmipmappedArray`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   const status = (cuMipmappedArrayDestroy$c ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
@@ -29,7 +35,11 @@ export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | nu
 }
 let cuMipmappedArrayGetLevel$: Scratch | undefined;
 let cuMipmappedArrayGetLevel$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 13.0 Returns `pLevelArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hMipmappedArray in `CUmipmappedArray`.
+ * @param level in `unsigned int`.
+ * @returns the value of `pLevelArray`: out `CUarray *`.
+ * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
   const s = (cuMipmappedArrayGetLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -40,7 +50,11 @@ export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | n
   return s.address(0) as T.CUarray;
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmap in `CUmipmappedArray`.
+ * @param device in `CUdevice`.
+ * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
+ * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
@@ -50,7 +64,10 @@ export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
 let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmap in `CUmipmappedArray`.
+ * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
+ * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
@@ -59,7 +76,11 @@ export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray |
   return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);
 }
 let cuModuleEnumerateFunctions$c: NativeFunction | undefined;
-/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 13.0 Returns `functions`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numFunctions in `unsigned int`.
+ * @param mod in `CUmodule`.
+ * @returns the value of `functions`: out array of `CUfunction`, `numFunctions` long.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule | null): T.CUfunction[] {
   if (typeof numFunctions !== 'number' || (numFunctions >>> 0) !== numFunctions) throw intError('cuModuleEnumerateFunctions', 'numFunctions', 'u32', numFunctions);
   if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleEnumerateFunctions', 'mod', mod, true) as typeof mod;
@@ -70,7 +91,12 @@ export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule
 }
 let cuModuleGetFunction$: Scratch | undefined;
 let cuModuleGetFunction$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `hfunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hmod in `CUmodule`.
+ * @param name in string (`const char *`).
+ * @returns the value of `hfunc`: out `CUfunction *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @see {@link cuda-ts/objects!Module#kernel | Module.kernel} (objects layer) */
 export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CUfunction {
   const s = (cuModuleGetFunction$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -82,7 +108,10 @@ export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CU
 }
 let cuModuleGetFunctionCount$: Scratch | undefined;
 let cuModuleGetFunctionCount$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 13.0 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mod in `CUmodule`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
   const s = (cuModuleGetFunctionCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -93,7 +122,12 @@ export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
 }
 let cuModuleGetGlobal$: Scratch | undefined;
 let cuModuleGetGlobal$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hmod in `CUmodule`.
+ * @param name in string (`const char *`).
+ * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
+ * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @see {@link cuda-ts/objects!Module#global | Module.global} (objects layer) */
 export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuModuleGetGlobal$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -106,7 +140,9 @@ export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr
 }
 let cuModuleGetLoadingMode$: Scratch | undefined;
 let cuModuleGetLoadingMode$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 13.0 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `mode`: out `CUmoduleLoadingMode *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
   const s = (cuModuleGetLoadingMode$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -116,7 +152,12 @@ export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
 }
 let cuModuleGetSurfRef$: Scratch | undefined;
 let cuModuleGetSurfRef$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `pSurfRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hmod in `CUmodule`.
+ * @param name in string (`const char *`).
+ * @returns the value of `pSurfRef`: out `CUsurfref *`.
+ * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUsurfref {
   const s = (cuModuleGetSurfRef$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -128,7 +169,12 @@ export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUs
 }
 let cuModuleGetTexRef$: Scratch | undefined;
 let cuModuleGetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hmod in `CUmodule`.
+ * @param name in string (`const char *`).
+ * @returns the value of `pTexRef`: out `CUtexref *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
+ * @deprecated The headers mark it deprecated. */
 export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUtexref {
   const s = (cuModuleGetTexRef$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -140,7 +186,10 @@ export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUte
 }
 let cuModuleLoad$: Scratch | undefined;
 let cuModuleLoad$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fname in string (`const char *`).
+ * @returns the value of `module`: out `CUmodule *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoad(fname: string): T.CUmodule {
   const s = (cuModuleLoad$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -151,7 +200,10 @@ export function cuModuleLoad(fname: string): T.CUmodule {
 }
 let cuModuleLoadData$: Scratch | undefined;
 let cuModuleLoadData$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param image in `const void *`: address or host buffer, or null.
+ * @returns the value of `module`: out `CUmodule *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadData$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -162,7 +214,13 @@ export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
 }
 let cuModuleLoadDataEx$: Scratch | undefined;
 let cuModuleLoadDataEx$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param image in `const void *`: address or host buffer, or null.
+ * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
+ * @param optionValues in array of address; its length is passed as `numOptions`.
+ * @returns the value of `module`: out `CUmodule *`.
+ * @remarks ABI of CUDA 2.1. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @see {@link cuda-ts/objects!Module.load | Module.load} (objects layer) */
 export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUmodule {
   const s = (cuModuleLoadDataEx$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -176,7 +234,10 @@ export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_
 }
 let cuModuleLoadFatBinary$: Scratch | undefined;
 let cuModuleLoadFatBinary$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 13.0 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fatCubin in `const void *`: address or host buffer, or null.
+ * @returns the value of `module`: out `CUmodule *`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadFatBinary$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -186,7 +247,9 @@ export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
   return s.address(0) as T.CUmodule;
 }
 let cuModuleUnload$c: NativeFunction | undefined;
-/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hmod in `CUmodule`.
+ * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule | null): void {
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;
   const status = (cuModuleUnload$c ??= binder.native('cuModuleUnload'))(hmod);

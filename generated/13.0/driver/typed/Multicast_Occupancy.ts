@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cuMulticastAddDevice$c: NativeFunction | undefined;
-/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mcHandle in `CUmemGenericAllocationHandle`.
+ * @param dev in `CUdevice`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastAddDevice', 'dev', 'i32', dev);
@@ -17,7 +20,13 @@ export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
   if (status !== 0) throw fail('cuMulticastAddDevice', status);
 }
 let cuMulticastBindAddr$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mcHandle in `CUmemGenericAllocationHandle`.
+ * @param mcOffset in `size_t`.
+ * @param memptr in `CUdeviceptr`.
+ * @param size in `size_t`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
   if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcOffset', mcOffset, false);
@@ -28,7 +37,14 @@ export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr
   if (status !== 0) throw fail('cuMulticastBindAddr', status);
 }
 let cuMulticastBindMem$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mcHandle in `CUmemGenericAllocationHandle`.
+ * @param mcOffset in `size_t`.
+ * @param memHandle in `CUmemGenericAllocationHandle`.
+ * @param memOffset in `size_t`.
+ * @param size in `size_t`.
+ * @param flags in `unsigned long long`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
   if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcOffset', mcOffset, false);
@@ -41,7 +57,10 @@ export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHand
 }
 let cuMulticastCreate$: Scratch | undefined;
 let cuMulticastCreate$c: NativeFunction | undefined;
-/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 13.0 Returns `mcHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
+ * @returns the value of `mcHandle`: out `CUmemGenericAllocationHandle *`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array): bigint {
   const s = (cuMulticastCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -52,7 +71,11 @@ export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array)
 }
 let cuMulticastGetGranularity$: Scratch | undefined;
 let cuMulticastGetGranularity$c: NativeFunction | undefined;
-/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
+ * @param option in `CUmulticastGranularity_flags`.
+ * @returns the value of `granularity`: out `size_t *`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
   const s = (cuMulticastGetGranularity$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -63,7 +86,12 @@ export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uin
   return s.size(0);
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
-/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mcHandle in `CUmemGenericAllocationHandle`.
+ * @param dev in `CUdevice`.
+ * @param mcOffset in `size_t`.
+ * @param size in `size_t`.
+ * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastUnbind', 'dev', 'i32', dev);
@@ -74,7 +102,12 @@ export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.In
 }
 let cuOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
 let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 Returns `dynamicSmemSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param numBlocks in `int`.
+ * @param blockSize in `int`.
+ * @returns the value of `dynamicSmemSize`: out `size_t *`.
+ * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -87,7 +120,13 @@ export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | nul
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -100,7 +139,13 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction |
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSize in `int`.
+ * @param dynamicSMemSize in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `numBlocks`: out `int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -114,7 +159,11 @@ export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUf
 }
 let cuOccupancyMaxActiveClusters$: Scratch | undefined;
 let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Returns `numClusters`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
+ * @returns the value of `numClusters`: out `int *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -126,7 +175,14 @@ export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: 
 }
 let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
+ * @param dynamicSMemSize in `size_t`.
+ * @param blockSizeLimit in `int`.
+ * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
+ * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -141,7 +197,14 @@ export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, bloc
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
+ * @param dynamicSMemSize in `size_t`.
+ * @param blockSizeLimit in `int`.
+ * @param flags in `unsigned int`.
+ * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
+ * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -157,7 +220,11 @@ export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | n
 }
 let cuOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Returns `clusterSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param func in `CUfunction`.
+ * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
+ * @returns the value of `clusterSize`: out `int *`.
+ * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
   s.u64[0] = 0n;

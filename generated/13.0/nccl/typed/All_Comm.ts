@@ -9,7 +9,13 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let ncclAllGather$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer, or null.
+ * @param recvbuff in `void *`: address or host buffer, or null.
+ * @param sendcount in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   pointerArg('ncclAllGather', 'sendbuff', sendbuff, true);
   pointerArg('ncclAllGather', 'recvbuff', recvbuff, true);
@@ -21,9 +27,18 @@ export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcoun
   if (status !== 0) throw fail('ncclAllGather', status);
 }
 let ncclAllReduce$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param op in `ncclRedOp_t`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
   pointerArg('ncclAllReduce', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
   pointerArg('ncclAllReduce', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
@@ -34,9 +49,17 @@ export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T
   if (status !== 0) throw fail('ncclAllReduce', status);
 }
 let ncclAlltoAll$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
   pointerArg('ncclAlltoAll', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
   pointerArg('ncclAlltoAll', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
@@ -46,8 +69,15 @@ export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.
   if (status !== 0) throw fail('ncclAlltoAll', status);
 }
 let ncclBcast$c: NativeFunction | undefined;
-/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param buff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param root in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBcast', 'count', count, false);
   pointerArg('ncclBcast', 'buff', buff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
@@ -58,9 +88,18 @@ export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataT
   if (status !== 0) throw fail('ncclBcast', status);
 }
 let ncclBroadcast$c: NativeFunction | undefined;
-/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param root in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
   pointerArg('ncclBroadcast', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
   pointerArg('ncclBroadcast', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
@@ -71,7 +110,8 @@ export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T
   if (status !== 0) throw fail('ncclBroadcast', status);
 }
 let ncclCommAbort$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`. */
 export function ncclCommAbort(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
@@ -79,7 +119,9 @@ export function ncclCommAbort(comm: T.ncclComm_t | null): void {
 }
 let ncclCommCount$: Scratch | undefined;
 let ncclCommCount$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Returns `count`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `const ncclComm_t`.
+ * @returns the value of `count`: out `int *`. */
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
   const s = (ncclCommCount$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
@@ -89,7 +131,9 @@ export function ncclCommCount(comm: T.ncclComm_t | null): number {
   return s.i32[0];
 }
 let ncclCommCuDevice$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `const ncclComm_t`.
+ * @param device in `int *`: address or host buffer, or null. */
 export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommCuDevice', 'device', device, true);
@@ -97,7 +141,9 @@ export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): 
   if (status !== 0) throw fail('ncclCommCuDevice', status);
 }
 let ncclCommDeregister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `const ncclComm_t`.
+ * @param handle in `void *`: address or host buffer, or null. */
 export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommDeregister', 'handle', handle, true);
@@ -105,14 +151,16 @@ export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer)
   if (status !== 0) throw fail('ncclCommDeregister', status);
 }
 let ncclCommDestroy$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`. */
 export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclCommDestroy$c ??= binder.native('ncclCommDestroy'))(comm);
   if (status !== 0) throw fail('ncclCommDestroy', status);
 }
 let ncclCommFinalize$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`. */
 export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
@@ -120,7 +168,9 @@ export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
 }
 let ncclCommGetAsyncError$: Scratch | undefined;
 let ncclCommGetAsyncError$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Returns `asyncError`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @returns the value of `asyncError`: out `ncclResult_t *`. */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
   const s = (ncclCommGetAsyncError$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
@@ -130,7 +180,10 @@ export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t
   return s.i32[0] as T.ncclResult_t;
 }
 let ncclCommInitAll$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t *`: address or host buffer.
+ * @param ndev in `int`.
+ * @param devlist in `const int *`: address or host buffer, or null. */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): void {
   pointerArg('ncclCommInitAll', 'comm', comm, false);
   if (typeof ndev !== 'number' || (ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
@@ -140,7 +193,11 @@ export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointe
 }
 let ncclCommInitRank$: Scratch | undefined;
 let ncclCommInitRank$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nranks in `int`.
+ * @param commId in `ncclUniqueId` by value.
+ * @param rank in `int`.
+ * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   const s = (ncclCommInitRank$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -153,7 +210,12 @@ export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: n
 }
 let ncclCommInitRankConfig$: Scratch | undefined;
 let ncclCommInitRankConfig$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nranks in `int`.
+ * @param commId in `ncclUniqueId` by value.
+ * @param rank in `int`.
+ * @param config in `ncclConfig_t *`: address or host buffer, or null.
+ * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -167,7 +229,13 @@ export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, r
 }
 let ncclCommInitRankScalable$: Scratch | undefined;
 let ncclCommInitRankScalable$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param nranks in `int`.
+ * @param myrank in `int`.
+ * @param nId in `int`.
+ * @param commIds in `ncclUniqueId *`: address or host buffer, or null.
+ * @param config in `ncclConfig_t *`: address or host buffer, or null.
+ * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -182,10 +250,15 @@ export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: nu
 }
 let ncclCommRegister$: Scratch | undefined;
 let ncclCommRegister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Returns `handle`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `const ncclComm_t`.
+ * @param buff in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @returns the value of `handle`: out `void **`. */
 export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64): number {
   const s = (ncclCommRegister$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
   pointerArg('ncclCommRegister', 'buff', buff, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
   s.u64[0] = 0n;
@@ -194,7 +267,9 @@ export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, siz
   return s.address(0);
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @param revokeFlags in `int`. */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
   if (typeof revokeFlags !== 'number' || (revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
@@ -203,7 +278,13 @@ export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): 
 }
 let ncclCommShrink$: Scratch | undefined;
 let ncclCommShrink$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @param excludeRanksList in `int *`: address or host buffer, or null.
+ * @param excludeRanksCount in `int`.
+ * @param config in `ncclConfig_t *`: address or host buffer, or null.
+ * @param shrinkFlags in `int`.
+ * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
   const s = (ncclCommShrink$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
@@ -218,7 +299,12 @@ export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Po
 }
 let ncclCommSplit$: Scratch | undefined;
 let ncclCommSplit$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @param color in `int`.
+ * @param key in `int`.
+ * @param config in `ncclConfig_t *`: address or host buffer, or null.
+ * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommSplit$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
@@ -232,7 +318,9 @@ export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: num
 }
 let ncclCommUserRank$: Scratch | undefined;
 let ncclCommUserRank$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Returns `rank`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `const ncclComm_t`.
+ * @returns the value of `rank`: out `int *`. */
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
   const s = (ncclCommUserRank$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
@@ -242,7 +330,9 @@ export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
   return s.i32[0];
 }
 let ncclCommWindowDeregister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @param win in `ncclWindow_t`. */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
   if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || win % 1 !== 0) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
@@ -251,10 +341,16 @@ export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclW
 }
 let ncclCommWindowRegister$: Scratch | undefined;
 let ncclCommWindowRegister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Returns `win`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param comm in `ncclComm_t`.
+ * @param buff in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param winFlags in `int`.
+ * @returns the value of `win`: out `ncclWindow_t *`. */
 export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
   const s = (ncclCommWindowRegister$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
   pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
   s.u64[0] = 0n;

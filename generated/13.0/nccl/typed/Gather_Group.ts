@@ -9,9 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let ncclGather$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param root in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
   pointerArg('ncclGather', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
   pointerArg('ncclGather', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclGather', 'datatype', 'i32', datatype);
@@ -22,21 +31,26 @@ export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
   if (status !== 0) throw fail('ncclGather', status);
 }
 let ncclGetErrorString$c: NativeFunction | undefined;
-/** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0 */
+/** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0
+ * @param result_ in `ncclResult_t`.
+ * @returns `const char *` */
 export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('ncclGetErrorString', 'result', 'i32', result_);
   const result = (ncclGetErrorString$c ??= binder.native('ncclGetErrorString'))(result_);
   return result;
 }
 let ncclGetLastError$c: NativeFunction | undefined;
-/** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
+/** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0
+ * @param comm in `ncclComm_t`.
+ * @returns `const char *` */
 export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGetLastError', 'comm', comm, true) as typeof comm;
   const result = (ncclGetLastError$c ??= binder.native('ncclGetLastError'))(comm);
   return result;
 }
 let ncclGetUniqueId$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Returns `uniqueId`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `uniqueId`: out `ncclUniqueId`. */
 export function ncclGetUniqueId(): Uint8Array {
   const uniqueId$ = new Uint8Array(128);
   const status = (ncclGetUniqueId$c ??= binder.native('ncclGetUniqueId'))(uniqueId$);
@@ -45,7 +59,8 @@ export function ncclGetUniqueId(): Uint8Array {
 }
 let ncclGetVersion$: Scratch | undefined;
 let ncclGetVersion$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Returns `version`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `version`: out `int *`. */
 export function ncclGetVersion(): number {
   const s = (ncclGetVersion$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -60,7 +75,8 @@ export function ncclGroupEnd(): void {
   if (status !== 0) throw fail('ncclGroupEnd', status);
 }
 let ncclGroupSimulateEnd$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param simInfo in `ncclSimInfo_t *`: address or host buffer, or null. */
 export function ncclGroupSimulateEnd(simInfo: T.Pointer): void {
   pointerArg('ncclGroupSimulateEnd', 'simInfo', simInfo, true);
   const status = (ncclGroupSimulateEnd$c ??= binder.native('ncclGroupSimulateEnd'))(simInfo);

@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let ncclMemAlloc$: Scratch | undefined;
 let ncclMemAlloc$c: NativeFunction | undefined;
-/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Returns `ptr`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `ptr`: out `void **`. */
 export function ncclMemAlloc(size: T.Int64): number {
   const s = (ncclMemAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,15 +22,23 @@ export function ncclMemAlloc(size: T.Int64): number {
   return s.address(0);
 }
 let ncclMemFree$c: NativeFunction | undefined;
-/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer, or null. */
 export function ncclMemFree(ptr: T.Pointer): void {
   pointerArg('ncclMemFree', 'ptr', ptr, true);
   const status = (ncclMemFree$c ??= binder.native('ncclMemFree'))(ptr);
   if (status !== 0) throw fail('ncclMemFree', status);
 }
 let ncclRecv$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param peer in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclRecv', 'count', count, false);
   pointerArg('ncclRecv', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclRecv', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
@@ -40,7 +50,12 @@ export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDa
 }
 let ncclRedOpCreatePreMulSum$: Scratch | undefined;
 let ncclRedOpCreatePreMulSum$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Returns `op`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param scalar in `void *`: address or host buffer, or null.
+ * @param datatype in `ncclDataType_t`.
+ * @param residence in `ncclScalarResidence_t`.
+ * @param comm in `ncclComm_t`.
+ * @returns the value of `op`: out `ncclRedOp_t *`. */
 export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
   const s = (ncclRedOpCreatePreMulSum$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -53,7 +68,9 @@ export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclData
   return s.i32[0] as T.ncclRedOp_t;
 }
 let ncclRedOpDestroy$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param op in `ncclRedOp_t`.
+ * @param comm in `ncclComm_t`. */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
@@ -61,9 +78,19 @@ export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): 
   if (status !== 0) throw fail('ncclRedOpDestroy', status);
 }
 let ncclReduce$c: NativeFunction | undefined;
-/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param op in `ncclRedOp_t`.
+ * @param root in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
   pointerArg('ncclReduce', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
   pointerArg('ncclReduce', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
@@ -75,7 +102,14 @@ export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
   if (status !== 0) throw fail('ncclReduce', status);
 }
 let ncclReduceScatter$c: NativeFunction | undefined;
-/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer, or null.
+ * @param recvbuff in `void *`: address or host buffer, or null.
+ * @param recvcount in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param op in `ncclRedOp_t`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   pointerArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   pointerArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
@@ -88,7 +122,9 @@ export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recv
   if (status !== 0) throw fail('ncclReduceScatter', status);
 }
 let ncclResetDebugInit$c: NativeFunction | undefined;
-/** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0 */
+/** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0
+ * @returns `void`
+ * @deprecated The headers mark it deprecated. */
 export function ncclResetDebugInit(): void {
   const result = (ncclResetDebugInit$c ??= binder.native('ncclResetDebugInit'))();
   return result;

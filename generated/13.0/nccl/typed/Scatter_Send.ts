@@ -9,9 +9,18 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let ncclScatter$c: NativeFunction | undefined;
-/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param recvbuff in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param root in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
   pointerArg('ncclScatter', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
   pointerArg('ncclScatter', 'recvbuff', recvbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
@@ -22,8 +31,15 @@ export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.I
   if (status !== 0) throw fail('ncclScatter', status);
 }
 let ncclSend$c: NativeFunction | undefined;
-/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
+ * @param sendbuff in `const void *`: address or host buffer covering `count` bytes, or null.
+ * @param count in `size_t`.
+ * @param datatype in `ncclDataType_t`.
+ * @param peer in `int`.
+ * @param comm in `ncclComm_t`.
+ * @param stream in `cudaStream_t`. */
 export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclSend', 'count', count, false);
   pointerArg('ncclSend', 'sendbuff', sendbuff, true, count);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclSend', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);

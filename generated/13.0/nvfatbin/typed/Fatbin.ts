@@ -9,9 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvFatbinAddCubin$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param code in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param arch in string (`const char *`).
+ * @param identifier in string (`const char *`).
+ * @remarks Group `creation`. */
 export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddCubin', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddCubin', 'size', size, false);
   pointerArg('nvFatbinAddCubin', 'code', code, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddCubin', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddCubin', 'arch', 'a string', arch);
@@ -20,9 +27,15 @@ export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddCubin', status);
 }
 let nvFatbinAddIndex$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param code in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param identifier in string (`const char *`).
+ * @remarks Group `creation`. */
 export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, identifier: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddIndex', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddIndex', 'size', size, false);
   pointerArg('nvFatbinAddIndex', 'code', code, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddIndex', 'size', size, false);
   if (typeof identifier !== 'string') throw argError('nvFatbinAddIndex', 'identifier', 'a string', identifier);
@@ -30,9 +43,17 @@ export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddIndex', status);
 }
 let nvFatbinAddLTOIR$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param code in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param arch in string (`const char *`).
+ * @param identifier in string (`const char *`).
+ * @param optionsCmdLine in string (`const char *`).
+ * @remarks Group `creation`. */
 export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddLTOIR', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
   pointerArg('nvFatbinAddLTOIR', 'code', code, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddLTOIR', 'arch', 'a string', arch);
@@ -42,9 +63,17 @@ export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddLTOIR', status);
 }
 let nvFatbinAddPTX$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param code in `const char *`: address or host buffer covering `size` bytes.
+ * @param size in `size_t`.
+ * @param arch in string (`const char *`).
+ * @param identifier in string (`const char *`).
+ * @param optionsCmdLine in string (`const char *`).
+ * @remarks Group `creation`. */
 export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddPTX', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddPTX', 'size', size, false);
   pointerArg('nvFatbinAddPTX', 'code', code, false, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddPTX', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddPTX', 'arch', 'a string', arch);
@@ -54,9 +83,14 @@ export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer,
   if (status !== 0) throw fail('nvFatbinAddPTX', status);
 }
 let nvFatbinAddReloc$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param code in `const void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @remarks Group `creation`. */
 export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddReloc', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddReloc', 'size', size, false);
   pointerArg('nvFatbinAddReloc', 'code', code, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddReloc', 'size', size, false);
   const status = (nvFatbinAddReloc$c ??= binder.native('nvFatbinAddReloc'))(handle, code, size);
@@ -64,7 +98,10 @@ export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointe
 }
 let nvFatbinCreate$: Scratch | undefined;
 let nvFatbinCreate$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 13.0 Returns `handle_indirect`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param options in array of C string; its length is passed as `optionsCount`.
+ * @returns the value of `handle_indirect`: out `nvFatbinHandle *`.
+ * @remarks Group `creation`. */
 export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
   const s = (nvFatbinCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -76,7 +113,10 @@ export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
 }
 let nvFatbinDestroy$: Scratch | undefined;
 let nvFatbinDestroy$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0 Returns `handle_indirect`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle_indirect in/out `nvFatbinHandle *`: this value in, the call's value returned.
+ * @returns the value of `handle_indirect`: in/out `nvFatbinHandle *`: this value in, the call's value returned.
+ * @remarks Group `creation`. */
 export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvFatbinHandle {
   const s = (nvFatbinDestroy$ ??= new Scratch(1));
   if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
@@ -86,7 +126,10 @@ export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvF
   return s.address(0) as T.nvFatbinHandle;
 }
 let nvFatbinGet$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @param buffer in `void *`: address or host buffer, or null.
+ * @remarks Group `creation`. */
 export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinGet', 'handle', handle, true) as typeof handle;
   pointerArg('nvFatbinGet', 'buffer', buffer, true);
@@ -94,7 +137,10 @@ export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer):
   if (status !== 0) throw fail('nvFatbinGet', status);
 }
 let nvFatbinGetErrorString$c: NativeFunction | undefined;
-/** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0 */
+/** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0
+ * @param result_ in `nvFatbinResult`.
+ * @returns `const char *`
+ * @remarks Group `error`. */
 export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvFatbinGetErrorString', 'result', 'i32', result_);
   const result = (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
@@ -102,7 +148,10 @@ export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null
 }
 let nvFatbinSize$: Scratch | undefined;
 let nvFatbinSize$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Returns `size`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @param handle in `nvFatbinHandle`.
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks Group `creation`. */
 export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
   const s = (nvFatbinSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
@@ -113,7 +162,9 @@ export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
 }
 let nvFatbinVersion$: Scratch | undefined;
 let nvFatbinVersion$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
+ * @remarks Group `creation`. */
 export function nvFatbinVersion(): { major: number; minor: number } {
   const s = (nvFatbinVersion$ ??= new Scratch(2));
   s.u64[0] = 0n;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetAdaptiveClockInfoStatus$: Scratch | undefined;
 let nvmlDeviceGetAdaptiveClockInfoStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0 Returns `adaptiveClockStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
@@ -20,7 +23,11 @@ export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | nu
   return s.u32[0];
 }
 let nvmlDeviceGetAddressingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in/out `nvmlDeviceAddressingMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `mode`: in/out `nvmlDeviceAddressingMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t | null, mode?: Partial<T.nvmlDeviceAddressingMode_v1_t> | Uint8Array): T.nvmlDeviceAddressingMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAddressingMode', 'device', device, true) as typeof device;
   const mode$ = new Uint8Array(records.nvmlDeviceAddressingMode_v1_t().size);
@@ -32,7 +39,11 @@ export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t | null, mode?
 }
 let nvmlDeviceGetApplicationsClock$: Scratch | undefined;
 let nvmlDeviceGetApplicationsClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param clockType in `nvmlClockType_t`.
+ * @returns the value of `clockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
@@ -44,7 +55,10 @@ export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, cl
 }
 let nvmlDeviceGetArchitecture$: Scratch | undefined;
 let nvmlDeviceGetArchitecture$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 13.0 Returns `arch`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `arch`: out `nvmlDeviceArchitecture_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetArchitecture$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
@@ -54,7 +68,10 @@ export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number
   return s.u32[0];
 }
 let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 13.0 Returns `attributes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
   const attributes$ = new Uint8Array(40);
@@ -64,7 +81,10 @@ export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDe
 }
 let nvmlDeviceGetAutoBoostedClocksEnabled$: Scratch | undefined;
 let nvmlDeviceGetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 13.0 Returns `isEnabled`, `defaultIsEnabled`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ isEnabled, defaultIsEnabled }`: `isEnabled`: out `nvmlEnableState_t *`; `defaultIsEnabled`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
@@ -75,7 +95,10 @@ export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
   return { isEnabled: s.i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s.i32[2] as T.nvmlEnableState_t };
 }
 let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 13.0 Returns `bar1Memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
@@ -85,7 +108,10 @@ export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nv
 }
 let nvmlDeviceGetBoardId$: Scratch | undefined;
 let nvmlDeviceGetBoardId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 13.0 Returns `boardId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `boardId`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBoardId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
@@ -95,7 +121,11 @@ export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   return s.u32[0];
 }
 let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 13.0 Returns `partNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `partNumber`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetFBCSessions$: Scratch | undefined;
 let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
@@ -28,7 +31,10 @@ export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlF
   return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);
@@ -38,7 +44,11 @@ export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCS
 }
 let nvmlDeviceGetFanControlPolicy_v2$: Scratch | undefined;
 let nvmlDeviceGetFanControlPolicy_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Returns `policy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
@@ -50,7 +60,10 @@ export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `speed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
@@ -60,7 +73,11 @@ export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   return s.u32[0];
 }
 let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Returns `fanSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fanSpeed in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @returns the value of `fanSpeed`: in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed?: Partial<T.nvmlFanSpeedInfo_v1_t> | Uint8Array): T.nvmlFanSpeedInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeedRPM', 'device', device, true) as typeof device;
   const fanSpeed$ = new Uint8Array(records.nvmlFanSpeedInfo_v1_t().size);
@@ -72,7 +89,11 @@ export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed
 }
 let nvmlDeviceGetFanSpeed_v2$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @returns the value of `speed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
@@ -83,7 +104,12 @@ export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   return s.u32[0];
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param valuesCount in `int`.
+ * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
+ * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
+ * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -95,7 +121,10 @@ export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCo
 }
 let nvmlDeviceGetGpcClkMinMaxVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
@@ -107,7 +136,10 @@ export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetGpcClkVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Returns `offset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `offset`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetHostVgpuMode$: Scratch | undefined;
 let nvmlDeviceGetHostVgpuMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 Returns `pHostVgpuMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   const s = (nvmlDeviceGetHostVgpuMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
@@ -20,7 +23,10 @@ export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvml
   return s.i32[0] as T.nvmlHostVgpuMode_t;
 }
 let nvmlDeviceGetHostname_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Returns `hostname`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `hostname`: out `nvmlHostname_v1_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t | null): T.nvmlHostname_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostname_v1', 'device', device, true) as typeof device;
   const hostname$ = new Uint8Array(64);
@@ -30,7 +36,10 @@ export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t | null): T.nvmlH
 }
 let nvmlDeviceGetIndex$: Scratch | undefined;
 let nvmlDeviceGetIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 Returns `index`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `index`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
@@ -41,7 +50,10 @@ export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetInforomConfigurationChecksum$: Scratch | undefined;
 let nvmlDeviceGetInforomConfigurationChecksum$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 Returns `checksum`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `checksum`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetInforomConfigurationChecksum$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
@@ -51,7 +63,11 @@ export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t
   return s.u32[0];
 }
 let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
@@ -61,7 +77,12 @@ export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, 
   return textFrom(version$);
 }
 let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param object in `nvmlInforomObject_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `version`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
@@ -73,7 +94,10 @@ export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, objec
 }
 let nvmlDeviceGetIrqNum$: Scratch | undefined;
 let nvmlDeviceGetIrqNum$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 Returns `irqNum`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `irqNum`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIrqNum$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
@@ -84,7 +108,10 @@ export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetJpgUtilization$: Scratch | undefined;
 let nvmlDeviceGetJpgUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetJpgUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;

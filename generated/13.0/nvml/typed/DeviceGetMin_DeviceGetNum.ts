@@ -10,7 +10,12 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetMinMaxClockOfPState$: Scratch | undefined;
 let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 Returns `minClockMHz`, `maxClockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param type in `nvmlClockType_t`.
+ * @param pstate in `nvmlPstates_t`.
+ * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
@@ -24,7 +29,10 @@ export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetMinMaxFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `minSpeed`, `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
@@ -36,7 +44,10 @@ export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { mi
 }
 let nvmlDeviceGetMinorNumber$: Scratch | undefined;
 let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Returns `minorNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `minorNumber`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
@@ -47,7 +58,10 @@ export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number 
 }
 let nvmlDeviceGetModuleId$: Scratch | undefined;
 let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Returns `moduleId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `moduleId`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
@@ -58,7 +72,10 @@ export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetMultiGpuBoard$: Scratch | undefined;
 let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Returns `multiGpuBool`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `multiGpuBool`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
@@ -68,7 +85,11 @@ export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): numbe
   return s.u32[0];
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param length in `unsigned int`.
+ * @returns the value of `name`: out text (`char *`, length `length`).
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
@@ -79,7 +100,10 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number)
 }
 let nvmlDeviceGetNumFans$: Scratch | undefined;
 let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Returns `numFans`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `numFans`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
@@ -90,7 +114,10 @@ export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetNumGpuCores$: Scratch | undefined;
 let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Returns `numCores`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `numCores`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;

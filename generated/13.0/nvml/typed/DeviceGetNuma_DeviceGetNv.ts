@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlDeviceGetNumaNodeId$: Scratch | undefined;
 let nvmlDeviceGetNumaNodeId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Returns `node`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `node`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumaNodeId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
@@ -21,7 +24,12 @@ export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetNvLinkCapability$: Scratch | undefined;
 let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param capability in `nvmlNvLinkCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   const s = (nvmlDeviceGetNvLinkCapability$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
@@ -34,7 +42,12 @@ export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, lin
 }
 let nvmlDeviceGetNvLinkErrorCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Returns `counterValue`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `nvmlNvLinkErrorCounter_t`.
+ * @returns the value of `counterValue`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   const s = (nvmlDeviceGetNvLinkErrorCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
@@ -46,7 +59,11 @@ export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, l
   return s.u64[0];
 }
 let nvmlDeviceGetNvLinkInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param info in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
+ * @returns the value of `info`: in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlNvLinkInfo_v2_t> | Uint8Array): T.nvmlNvLinkInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkInfo', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlNvLinkInfo_v2_t().size);
@@ -58,7 +75,11 @@ export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Pa
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: Scratch | undefined;
 let nvmlDeviceGetNvLinkRemoteDeviceType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Returns `pNvLinkDeviceType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
@@ -69,7 +90,11 @@ export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | nul
   return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `pci`: out `nvmlPciInfo_st`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
@@ -80,7 +105,11 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, 
 }
 let nvmlDeviceGetNvLinkState$: Scratch | undefined;
 let nvmlDeviceGetNvLinkState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Returns `isActive`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `isActive`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
@@ -91,7 +120,12 @@ export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: nu
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Returns `control`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -103,7 +137,12 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Returns `rxcounter`, `txcounter`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   const s = (nvmlDeviceGetNvLinkUtilizationCounter$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
@@ -117,7 +156,11 @@ export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | n
 }
 let nvmlDeviceGetNvLinkVersion$: Scratch | undefined;
 let nvmlDeviceGetNvLinkVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @returns the value of `version`: out `unsigned int *`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 Returns `getBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param getBwMode in/out `nvmlNvlinkGetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @returns the value of `getBwMode`: in/out `nvmlNvlinkGetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t | null, getBwMode?: Partial<T.nvmlNvlinkGetBwMode_v1_t> | Uint8Array): T.nvmlNvlinkGetBwMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvlinkBwMode', 'device', device, true) as typeof device;
   const getBwMode$ = new Uint8Array(records.nvmlNvlinkGetBwMode_v1_t().size);
@@ -20,7 +24,11 @@ export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t | null, getBwMo
   return decodeRecord<T.nvmlNvlinkGetBwMode_v1_t>(records.nvmlNvlinkGetBwMode_v1_t(), getBwMode$);
 }
 let nvmlDeviceGetNvlinkSupportedBwModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 Returns `supportedBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param supportedBwMode in/out `nvmlNvlinkSupportedBwModes_v1_t`: fields given here in, the record the call fills returned (version 0x100001c set for you).
+ * @returns the value of `supportedBwMode`: in/out `nvmlNvlinkSupportedBwModes_v1_t`: fields given here in, the record the call fills returned (version 0x100001c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t | null, supportedBwMode?: Partial<T.nvmlNvlinkSupportedBwModes_v1_t> | Uint8Array): T.nvmlNvlinkSupportedBwModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvlinkSupportedBwModes', 'device', device, true) as typeof device;
   const supportedBwMode$ = new Uint8Array(records.nvmlNvlinkSupportedBwModes_v1_t().size);
@@ -32,7 +40,10 @@ export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t | nul
 }
 let nvmlDeviceGetOfaUtilization$: Scratch | undefined;
 let nvmlDeviceGetOfaUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetOfaUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetOfaUtilization', 'device', device, true) as typeof device;
@@ -44,7 +55,12 @@ export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t | null): { ut
 }
 let nvmlDeviceGetP2PStatus$: Scratch | undefined;
 let nvmlDeviceGetP2PStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 13.0 Returns `p2pStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @param p2pIndex in `nvmlGpuP2PCapsIndex_t`.
+ * @returns the value of `p2pStatus`: out `nvmlGpuP2PStatus_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
   const s = (nvmlDeviceGetP2PStatus$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
@@ -56,7 +72,10 @@ export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: 
   return s.i32[0] as T.nvmlGpuP2PStatus_t;
 }
 let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pci`: out `nvmlPciInfo_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
@@ -65,7 +84,11 @@ export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciIn
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pci$);
 }
 let nvmlDeviceGetPciInfoExt$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pci in/out `nvmlPciInfoExt_v1_t`: fields given here in, the record the call fills returned (version 0x1000040 set for you).
+ * @returns the value of `pci`: in/out `nvmlPciInfoExt_v1_t`: fields given here in, the record the call fills returned (version 0x1000040 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t | null, pci?: Partial<T.nvmlPciInfoExt_v1_t> | Uint8Array): T.nvmlPciInfoExt_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfoExt', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(records.nvmlPciInfoExt_v1_t().size);
@@ -77,7 +100,10 @@ export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t | null, pci?: Par
 }
 let nvmlDeviceGetPcieLinkMaxSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `maxSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
@@ -88,7 +114,10 @@ export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): nu
 }
 let nvmlDeviceGetPcieReplayCounter$: Scratch | undefined;
 let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `value`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
@@ -99,7 +128,10 @@ export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): n
 }
 let nvmlDeviceGetPcieSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 Returns `pcieSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pcieSpeed`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
@@ -110,7 +142,11 @@ export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
 }
 let nvmlDeviceGetPcieThroughput$: Scratch | undefined;
 let nvmlDeviceGetPcieThroughput$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param counter in `nvmlPcieUtilCounter_t`.
+ * @returns the value of `value`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;

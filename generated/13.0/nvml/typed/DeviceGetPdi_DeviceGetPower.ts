@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetPdi$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Returns `pdi`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pdi in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @returns the value of `pdi`: in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.nvmlPdi_v1_t> | Uint8Array): T.nvmlPdi_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPdi', 'device', device, true) as typeof device;
   const pdi$ = new Uint8Array(records.nvmlPdi_v1_t().size);
@@ -20,7 +24,11 @@ export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.
   return decodeRecord<T.nvmlPdi_v1_t>(records.nvmlPdi_v1_t(), pdi$);
 }
 let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Returns `perfModes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param perfModes in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
+ * @returns the value of `perfModes`: in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, perfModes?: Partial<T.nvmlDevicePerfModes_v1_t> | Uint8Array): T.nvmlDevicePerfModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceModes', 'device', device, true) as typeof device;
   const perfModes$ = new Uint8Array(records.nvmlDevicePerfModes_v1_t().size);
@@ -32,7 +40,10 @@ export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, per
 }
 let nvmlDeviceGetPerformanceState$: Scratch | undefined;
 let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pState`: out `nvmlPstates_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
@@ -43,7 +54,10 @@ export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.
 }
 let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
 let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
@@ -54,7 +68,10 @@ export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.n
 }
 let nvmlDeviceGetPgpuMetadataString$: Scratch | undefined;
 let nvmlDeviceGetPgpuMetadataString$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `pgpuMetadata`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
+ * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
   const s = (nvmlDeviceGetPgpuMetadataString$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
@@ -65,7 +82,11 @@ export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): 
   return textFrom(pgpuMetadata$);
 }
 let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Returns `platformInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param platformInfo in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
+ * @returns the value of `platformInfo`: in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platformInfo?: Partial<T.nvmlPlatformInfo_v2_t> | Uint8Array): T.nvmlPlatformInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPlatformInfo', 'device', device, true) as typeof device;
   const platformInfo$ = new Uint8Array(records.nvmlPlatformInfo_v2_t().size);
@@ -77,7 +98,10 @@ export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platfor
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementDefaultLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Returns `defaultLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `defaultLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementDefaultLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
@@ -88,7 +112,10 @@ export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t 
 }
 let nvmlDeviceGetPowerManagementLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Returns `limit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `limit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
@@ -99,7 +126,10 @@ export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null)
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimitConstraints$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Returns `minLimit`, `maxLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   const s = (nvmlDeviceGetPowerManagementLimitConstraints$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
@@ -111,7 +141,10 @@ export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevic
 }
 let nvmlDeviceGetPowerManagementMode$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `mode`: out `nvmlEnableState_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPowerManagementMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
@@ -121,7 +154,10 @@ export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null):
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Returns `powerMizerMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `powerMizerMode`: out `nvmlDevicePowerMizerModes_v1_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T.nvmlDevicePowerMizerModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerMizerMode_v1', 'device', device, true) as typeof device;
   const powerMizerMode$ = new Uint8Array(12);
@@ -131,7 +167,10 @@ export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T
 }
 let nvmlDeviceGetPowerSource$: Scratch | undefined;
 let nvmlDeviceGetPowerSource$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Returns `powerSource`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerSource$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
@@ -142,7 +181,10 @@ export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number 
 }
 let nvmlDeviceGetPowerState$: Scratch | undefined;
 let nvmlDeviceGetPowerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pState`: out `nvmlPstates_t *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPowerState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
@@ -153,7 +195,10 @@ export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPs
 }
 let nvmlDeviceGetPowerUsage$: Scratch | undefined;
 let nvmlDeviceGetPowerUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Returns `power`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `power`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerUsage$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 13.0 Returns `violTime`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param perfPolicyType in `nvmlPerfPolicyType_t`.
+ * @returns the value of `violTime`: out `nvmlViolationTime_st`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
@@ -20,7 +24,10 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
 }
 let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
 let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Returns `pVirtualMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
@@ -31,7 +38,10 @@ export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): 
 }
 let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Returns `isMigDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `isMigDevice`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
@@ -41,7 +51,10 @@ export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): numb
   return s.u32[0];
 }
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
+ * @param newState in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -50,7 +63,11 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
 }
 let nvmlDeviceOnSameBoard$: Scratch | undefined;
 let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 Returns `onSameBoard`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device1 in `nvmlDevice_t`.
+ * @param device2 in `nvmlDevice_t`.
+ * @returns the value of `onSameBoard`: out `int *`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
@@ -61,7 +78,11 @@ export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T
   return s.i32[0];
 }
 let nvmlDevicePowerSmoothingActivatePresetProfile$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profile in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
@@ -72,7 +93,11 @@ export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevi
   return decodeRecord<T.nvmlPowerSmoothingProfile_v1_t>(records.nvmlPowerSmoothingProfile_v1_t(), profile$);
 }
 let nvmlDevicePowerSmoothingSetState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param state in/out `nvmlPowerSmoothingState_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `state`: in/out `nvmlPowerSmoothingState_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t | null, state?: Partial<T.nvmlPowerSmoothingState_v1_t> | Uint8Array): T.nvmlPowerSmoothingState_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingSetState', 'device', device, true) as typeof device;
   const state$ = new Uint8Array(records.nvmlPowerSmoothingState_v1_t().size);
@@ -83,7 +108,11 @@ export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t | null, 
   return decodeRecord<T.nvmlPowerSmoothingState_v1_t>(records.nvmlPowerSmoothingState_v1_t(), state$);
 }
 let nvmlDevicePowerSmoothingUpdatePresetProfileParam$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profile in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);

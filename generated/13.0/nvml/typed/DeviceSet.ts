@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param apiType in `nvmlRestrictedAPI_t`.
+ * @param isRestricted in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
@@ -18,7 +22,10 @@ export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
   if (status !== 0) throw fail('nvmlDeviceSetAPIRestriction', status);
 }
 let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
@@ -26,7 +33,11 @@ export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode:
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
 }
 let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param memClockMHz in `unsigned int`.
+ * @param graphicsClockMHz in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
   if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
@@ -35,7 +46,10 @@ export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, m
   if (status !== 0) throw fail('nvmlDeviceSetApplicationsClocks', status);
 }
 let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param enabled in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -43,7 +57,11 @@ export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetClockOffsets$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param info in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
@@ -54,7 +72,10 @@ export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: 
   return decodeRecord<T.nvmlClockOffset_v1_t>(records.nvmlClockOffset_v1_t(), info$);
 }
 let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in `nvmlComputeMode_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
@@ -62,7 +83,10 @@ export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
 }
 let nvmlDeviceSetConfComputeUnprotectedMemSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param sizeKiB in `unsigned long long`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t | null, sizeKiB: T.Int64): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'device', device, true) as typeof device;
   if (typeof sizeKiB !== 'number' || !(sizeKiB >= 0 && sizeKiB <= 9007199254740991) || sizeKiB % 1 !== 0) int64Arg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'sizeKiB', sizeKiB, false);
@@ -70,14 +94,20 @@ export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_
   if (status !== 0) throw fail('nvmlDeviceSetConfComputeUnprotectedMemSize', status);
 }
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
 let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param enabled in `nvmlEnableState_t`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -86,7 +116,10 @@ export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevic
   if (status !== 0) throw fail('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
@@ -94,7 +127,10 @@ export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, f
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
 }
 let nvmlDeviceSetDramEncryptionMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param dramEncryption in `const nvmlDramEncryptionInfo_t *`: a `nvmlDramEncryptionInfo_v1_t` object or its bytes.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetDramEncryptionMode(device: T.nvmlDevice_t | null, dramEncryption: T.nvmlDramEncryptionInfo_v1_t | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDramEncryptionMode', 'device', device, true) as typeof device;
   const dramEncryption$ = recordArg('nvmlDeviceSetDramEncryptionMode', 'dramEncryption', records.nvmlDramEncryptionInfo_v1_t(), dramEncryption, false);
@@ -102,7 +138,11 @@ export function nvmlDeviceSetDramEncryptionMode(device: T.nvmlDevice_t | null, d
   if (status !== 0) throw fail('nvmlDeviceSetDramEncryptionMode', status);
 }
 let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param driverModel in `nvmlDriverModel_t`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
   if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
@@ -111,7 +151,10 @@ export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverMo
   if (status !== 0) throw fail('nvmlDeviceSetDriverModel', status);
 }
 let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param ecc in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
   if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
@@ -119,7 +162,11 @@ export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlE
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
 }
 let nvmlDeviceSetFanControlPolicy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @param policy in `nvmlFanControlPolicy_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan: number, policy: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanControlPolicy', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanControlPolicy', 'fan', 'u32', fan);
@@ -128,7 +175,11 @@ export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan
   if (status !== 0) throw fail('nvmlDeviceSetFanControlPolicy', status);
 }
 let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param fan in `unsigned int`.
+ * @param speed in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
@@ -137,7 +188,10 @@ export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   if (status !== 0) throw fail('nvmlDeviceSetFanSpeed_v2', status);
 }
 let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param offset in `int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
@@ -145,7 +199,11 @@ export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
 }
 let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param minGpuClockMHz in `unsigned int`.
+ * @param maxGpuClockMHz in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
   if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
@@ -154,7 +212,10 @@ export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minG
   if (status !== 0) throw fail('nvmlDeviceSetGpuLockedClocks', status);
 }
 let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in `nvmlGpuOperationMode_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
@@ -162,7 +223,10 @@ export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mod
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
 }
 let nvmlDeviceSetHostname_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param hostname in `nvmlHostname_v1_t *`: a `nvmlHostname_v1_t` object or its bytes.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t | null, hostname: T.nvmlHostname_v1_t | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetHostname_v1', 'device', device, true) as typeof device;
   const hostname$ = recordArg('nvmlDeviceSetHostname_v1', 'hostname', records.nvmlHostname_v1_t(), hostname, false);
@@ -170,7 +234,10 @@ export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t | null, hostname
   if (status !== 0) throw fail('nvmlDeviceSetHostname_v1', status);
 }
 let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param offset in `int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
@@ -178,7 +245,11 @@ export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
 }
 let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param minMemClockMHz in `unsigned int`.
+ * @param maxMemClockMHz in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
   if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
@@ -188,7 +259,11 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, m
 }
 let nvmlDeviceSetMigMode$: Scratch | undefined;
 let nvmlDeviceSetMigMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 13.0 Returns `activationStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in `unsigned int`.
+ * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
   const s = (nvmlDeviceSetMigMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
@@ -199,7 +274,10 @@ export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number
   return s.i32[0] as T.nvmlReturn_t;
 }
 let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param info in `nvmlNvLinkPowerThres_t *`: a `nvmlNvLinkPowerThres_st` object or its bytes.
+ * @remarks Since CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t | null, info: T.nvmlNvLinkPowerThres_st | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'device', device, true) as typeof device;
   const info$ = recordArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', records.nvmlNvLinkPowerThres_st(), info, false);
@@ -207,7 +285,13 @@ export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', status);
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param link in `unsigned int`.
+ * @param counter in `unsigned int`.
+ * @param control in `nvmlNvLinkUtilizationControl_t *`: a `nvmlNvLinkUtilizationControl_st` object or its bytes.
+ * @param reset in `unsigned int`.
+ * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -218,7 +302,11 @@ export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkUtilizationControl', status);
 }
 let nvmlDeviceSetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 Returns `setBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param setBwMode in/out `nvmlNvlinkSetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @returns the value of `setBwMode`: in/out `nvmlNvlinkSetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t | null, setBwMode?: Partial<T.nvmlNvlinkSetBwMode_v1_t> | Uint8Array): T.nvmlNvlinkSetBwMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvlinkBwMode', 'device', device, true) as typeof device;
   const setBwMode$ = new Uint8Array(records.nvmlNvlinkSetBwMode_v1_t().size);
@@ -229,7 +317,10 @@ export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t | null, setBwMo
   return decodeRecord<T.nvmlNvlinkSetBwMode_v1_t>(records.nvmlNvlinkSetBwMode_v1_t(), setBwMode$);
 }
 let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param mode in `nvmlEnableState_t`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
@@ -237,7 +328,10 @@ export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
 }
 let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param limit in `unsigned int`.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
   if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
@@ -245,7 +339,11 @@ export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null,
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
 }
 let nvmlDeviceSetPowerManagementLimit_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0 Returns `powerValue`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param powerValue in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
+ * @returns the value of `powerValue`: in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | null, powerValue?: Partial<T.nvmlPowerValue_v2_t> | Uint8Array): T.nvmlPowerValue_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit_v2', 'device', device, true) as typeof device;
   const powerValue$ = new Uint8Array(records.nvmlPowerValue_v2_t().size);
@@ -256,7 +354,10 @@ export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | nu
   return decodeRecord<T.nvmlPowerValue_v2_t>(records.nvmlPowerValue_v2_t(), powerValue$);
 }
 let nvmlDeviceSetPowerMizerMode_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param powerMizerMode in `nvmlDevicePowerMizerModes_v1_t *`: a `nvmlDevicePowerMizerModes_v1_t` object or its bytes.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t | null, powerMizerMode: T.nvmlDevicePowerMizerModes_v1_t | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerMizerMode_v1', 'device', device, true) as typeof device;
   const powerMizerMode$ = recordArg('nvmlDeviceSetPowerMizerMode_v1', 'powerMizerMode', records.nvmlDevicePowerMizerModes_v1_t(), powerMizerMode, false);
@@ -265,18 +366,28 @@ export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t | null, po
 }
 let nvmlDeviceSetTemperatureThreshold$: Scratch | undefined;
 let nvmlDeviceSetTemperatureThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
-export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
+/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param thresholdType in `nvmlTemperatureThresholds_t`.
+ * @param temp in/out `int *`: this value in, the call's value returned.
+ * @returns the value of `temp`: in/out `int *`: this value in, the call's value returned.
+ * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t, temp: number): number {
   const s = (nvmlDeviceSetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
   if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
-  s.u64[0] = 0n;
+  if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
+  s.u64[0] = 0n; s.i32[0] = temp;
   const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
   return s.i32[0];
 }
 let nvmlDeviceSetVgpuCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param capability in `nvmlDeviceVgpuCapability_t`.
+ * @param state in `nvmlEnableState_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuCapabilities', 'device', device, true) as typeof device;
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceSetVgpuCapabilities', 'capability', 'i32', capability);
@@ -285,7 +396,10 @@ export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, cap
   if (status !== 0) throw fail('nvmlDeviceSetVgpuCapabilities', status);
 }
 let nvmlDeviceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = recordArg('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
@@ -293,7 +407,10 @@ export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null
   if (status !== 0) throw fail('nvmlDeviceSetVgpuHeterogeneousMode', status);
 }
 let nvmlDeviceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param pSchedulerState in `nvmlVgpuSchedulerSetState_t *`: a `nvmlVgpuSchedulerSetState_st` object or its bytes.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, pSchedulerState: T.nvmlVgpuSchedulerSetState_st | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = recordArg('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', records.nvmlVgpuSchedulerSetState_st(), pSchedulerState, false);
@@ -301,7 +418,10 @@ export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, p
   if (status !== 0) throw fail('nvmlDeviceSetVgpuSchedulerState', status);
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
   if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);

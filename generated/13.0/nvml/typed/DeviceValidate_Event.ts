@@ -9,14 +9,20 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
 let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Returns `requestedProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
+ * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
@@ -27,7 +33,11 @@ export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.n
   return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Returns `currentProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param currentProfiles in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
+ * @returns the value of `currentProfiles`: in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t | null, currentProfiles?: Partial<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'device', device, true) as typeof device;
   const currentProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t().size);
@@ -38,7 +48,11 @@ export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlD
   return decodeRecord<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t>(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t(), currentProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Returns `profilesInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param profilesInfo in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
+ * @returns the value of `profilesInfo`: in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t | null, profilesInfo?: Partial<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileProfilesInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'device', device, true) as typeof device;
   const profilesInfo$ = new Uint8Array(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t().size);
@@ -49,7 +63,11 @@ export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevi
   return decodeRecord<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t>(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t(), profilesInfo$);
 }
 let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Returns `requestedProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
+ * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
@@ -60,7 +78,10 @@ export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvm
   return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlErrorString$c: NativeFunction | undefined;
-/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0 */
+/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
+ * @param result_ in `nvmlReturn_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
@@ -68,7 +89,9 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
 }
 let nvmlEventSetCreate$: Scratch | undefined;
 let nvmlEventSetCreate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Returns `set`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `set`: out `nvmlEventSet_t *`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   const s = (nvmlEventSetCreate$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -77,14 +100,20 @@ export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   return s.address(0) as T.nvmlEventSet_t;
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param set in `nvmlEventSet_t`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Returns `data`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param set in `nvmlEventSet_t`.
+ * @param timeoutms in `unsigned int`.
+ * @returns the value of `data`: out `nvmlEventData_st`.
+ * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);

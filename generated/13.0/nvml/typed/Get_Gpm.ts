@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlGetExcludedDeviceCount$: Scratch | undefined;
 let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Returns `deviceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `deviceCount`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
   const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -19,7 +21,10 @@ export function nvmlGetExcludedDeviceCount(): number {
   return s.u32[0];
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param index in `unsigned int`.
+ * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
@@ -28,7 +33,11 @@ export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedD
   return decodeRecord<T.nvmlExcludedDeviceInfo_st>(records.nvmlExcludedDeviceInfo_st(), info$);
 }
 let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 13.0 Returns `compatibilityInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param vgpuMetadata in `nvmlVgpuMetadata_t *`: a `nvmlVgpuMetadata_st` object or its bytes.
+ * @param pgpuMetadata in `nvmlVgpuPgpuMetadata_t *`: a `nvmlVgpuPgpuMetadata_st` object or its bytes.
+ * @returns the value of `compatibilityInfo`: out `nvmlVgpuPgpuCompatibility_st`.
+ * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | Uint8Array, pgpuMetadata: T.nvmlVgpuPgpuMetadata_st | Uint8Array): T.nvmlVgpuPgpuCompatibility_st {
   const vgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'vgpuMetadata', records.nvmlVgpuMetadata_st(), vgpuMetadata, false);
   const pgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'pgpuMetadata', records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata, false);
@@ -39,7 +48,10 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
 }
 let nvmlGetVgpuDriverCapabilities$: Scratch | undefined;
 let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param capability in `nvmlVgpuDriverCapability_t`.
+ * @returns the value of `capResult`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
@@ -49,7 +61,9 @@ export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapabi
   return s.u32[0];
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Returns `supported`, `current`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ supported, current }`: `supported`: out `nvmlVgpuVersion_st`; `current`: out `nvmlVgpuVersion_st`.
+ * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {
   const supported$ = new Uint8Array(8);
   const current$ = new Uint8Array(8);
@@ -58,7 +72,10 @@ export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current
   return { supported: decodeRecord<T.nvmlVgpuVersion_st>(records.nvmlVgpuVersion_st(), supported$), current: decodeRecord<T.nvmlVgpuVersion_st>(records.nvmlVgpuVersion_st(), current$) };
 }
 let nvmlGpmMetricsGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 Returns `metricsGet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param metricsGet in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
+ * @returns the value of `metricsGet`: in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
   const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
   if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
@@ -67,7 +84,11 @@ export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | 
   return decodeRecord<T.nvmlGpmMetricsGet_t>(records.nvmlGpmMetricsGet_t(), metricsGet$);
 }
 let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpuInstanceId in `unsigned int`.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
   if (typeof gpuInstanceId !== 'number' || (gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
@@ -76,7 +97,11 @@ export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId
   if (status !== 0) throw fail('nvmlGpmMigSampleGet', status);
 }
 let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 Returns `gpmSupport`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
+ * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
@@ -88,7 +113,10 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
 }
 let nvmlGpmQueryIfStreamingEnabled$: Scratch | undefined;
 let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @returns the value of `state`: out `unsigned int *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
@@ -99,7 +127,9 @@ export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): n
 }
 let nvmlGpmSampleAlloc$: Scratch | undefined;
 let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Returns `gpmSample`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -108,14 +138,19 @@ export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   return s.address(0) as T.nvmlGpmSample_t;
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleFree', status);
 }
 let nvmlGpmSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param gpmSample in `nvmlGpmSample_t`.
+ * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -123,7 +158,10 @@ export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvm
   if (status !== 0) throw fail('nvmlGpmSampleGet', status);
 }
 let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `nvmlDevice_t`.
+ * @param state in `unsigned int`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
   if (typeof state !== 'number' || (state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);

@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlGpuInstanceCreateComputeInstance$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -22,7 +26,12 @@ export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInsta
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -34,14 +43,20 @@ export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T
   return s.address(0) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
 let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Returns `pVgpuInstanceInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pVgpuInstanceInfo in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @returns the value of `pVgpuInstanceInfo`: in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpuInstanceInfo?: Partial<T.nvmlActiveVgpuInstanceInfo_v1_t> | Uint8Array): T.nvmlActiveVgpuInstanceInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetActiveVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpuInstanceInfo$ = new Uint8Array(records.nvmlActiveVgpuInstanceInfo_v1_t().size);
@@ -53,7 +68,11 @@ export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t |
 }
 let nvmlGpuInstanceGetComputeInstanceById$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceById$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param id in `unsigned int`.
+ * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -65,7 +84,11 @@ export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInst
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `placements`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
+ * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
   const s = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -84,7 +107,12 @@ export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance:
   return decodeRecords<T.nvmlComputeInstancePlacement_st>(records.nvmlComputeInstancePlacement_st(), placements$, n);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profile in `unsigned int`.
+ * @param engProfile in `unsigned int`.
+ * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
@@ -95,7 +123,13 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvml
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_st>(records.nvmlComputeInstanceProfileInfo_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profile in `unsigned int`.
+ * @param engProfile in `unsigned int`.
+ * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
+ * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -109,7 +143,11 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -121,7 +159,11 @@ export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: 
 }
 let nvmlGpuInstanceGetComputeInstances$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `computeInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param profileId in `unsigned int`.
+ * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
@@ -140,7 +182,11 @@ export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstanc
   return Array.from(computeInstances$.subarray(0, n), (x) => Number(x) as T.nvmlComputeInstance_t);
 }
 let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Returns `pVgpus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pVgpus in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @returns the value of `pVgpus`: in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpus?: Partial<T.nvmlVgpuTypeIdInfo_v1_t> | Uint8Array): T.nvmlVgpuTypeIdInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetCreatableVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpus$ = new Uint8Array(records.nvmlVgpuTypeIdInfo_v1_t().size);
@@ -151,7 +197,10 @@ export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_
   return decodeRecord<T.nvmlVgpuTypeIdInfo_v1_t>(records.nvmlVgpuTypeIdInfo_v1_t(), pVgpus$);
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);
@@ -160,7 +209,11 @@ export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null):
   return decodeRecord<T.nvmlGpuInstanceInfo_st>(records.nvmlGpuInstanceInfo_st(), info$);
 }
 let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Returns `pHeterogeneousMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
@@ -171,7 +224,11 @@ export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
   return decodeRecord<T.nvmlVgpuHeterogeneousMode_v1_t>(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerLogInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pSchedulerLogInfo in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
+ * @returns the value of `pSchedulerLogInfo`: in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerLogInfo?: Partial<T.nvmlVgpuSchedulerLogInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerLogInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerLogInfo$ = new Uint8Array(records.nvmlVgpuSchedulerLogInfo_v1_t().size);
@@ -182,7 +239,11 @@ export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstanc
   return decodeRecord<T.nvmlVgpuSchedulerLogInfo_v1_t>(records.nvmlVgpuSchedulerLogInfo_v1_t(), pSchedulerLogInfo$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerStateInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pSchedulerStateInfo in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `pSchedulerStateInfo`: in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerStateInfo?: Partial<T.nvmlVgpuSchedulerStateInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerStateInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerStateInfo$ = new Uint8Array(records.nvmlVgpuSchedulerStateInfo_v1_t().size);
@@ -193,7 +254,11 @@ export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInsta
   return decodeRecord<T.nvmlVgpuSchedulerStateInfo_v1_t>(records.nvmlVgpuSchedulerStateInfo_v1_t(), pSchedulerStateInfo$);
 }
 let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Returns `pCreatablePlacementInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pCreatablePlacementInfo in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
+ * @returns the value of `pCreatablePlacementInfo`: in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t | null, pCreatablePlacementInfo?: Partial<T.nvmlVgpuCreatablePlacementInfo_v1_t> | Uint8Array): T.nvmlVgpuCreatablePlacementInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pCreatablePlacementInfo$ = new Uint8Array(records.nvmlVgpuCreatablePlacementInfo_v1_t().size);
@@ -204,7 +269,10 @@ export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvm
   return decodeRecord<T.nvmlVgpuCreatablePlacementInfo_v1_t>(records.nvmlVgpuCreatablePlacementInfo_v1_t(), pCreatablePlacementInfo$);
 }
 let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = recordArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
@@ -212,7 +280,11 @@ export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
   if (status !== 0) throw fail('nvmlGpuInstanceSetVgpuHeterogeneousMode', status);
 }
 let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Returns `pScheduler`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param gpuInstance in `nvmlGpuInstance_t`.
+ * @param pScheduler in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @returns the value of `pScheduler`: in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
+ * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pScheduler?: Partial<T.nvmlVgpuSchedulerState_v1_t> | Uint8Array): T.nvmlVgpuSchedulerState_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pScheduler$ = new Uint8Array(records.nvmlVgpuSchedulerState_v1_t().size);

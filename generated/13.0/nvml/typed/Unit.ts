@@ -10,7 +10,9 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlUnitGetCount$: Scratch | undefined;
 let nvmlUnitGetCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Returns `unitCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `unitCount`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetCount(): number {
   const s = (nvmlUnitGetCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -20,7 +22,10 @@ export function nvmlUnitGetCount(): number {
 }
 let nvmlUnitGetDevices$: Scratch | undefined;
 let nvmlUnitGetDevices$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Returns `devices`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @returns the value of `devices`: out array of `nvmlDevice_t`: its length asked first through `deviceCount` (capacity/count pair).
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
   const s = (nvmlUnitGetDevices$ ??= new Scratch(1));
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
@@ -38,7 +43,10 @@ export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] 
   return Array.from(devices$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
 }
 let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Returns `fanSpeeds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @returns the value of `fanSpeeds`: out `nvmlUnitFanSpeeds_st`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFanSpeeds_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetFanSpeedInfo', 'unit', unit, true) as typeof unit;
   const fanSpeeds$ = new Uint8Array(196);
@@ -48,7 +56,10 @@ export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFa
 }
 let nvmlUnitGetHandleByIndex$: Scratch | undefined;
 let nvmlUnitGetHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Returns `unit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param index in `unsigned int`.
+ * @returns the value of `unit`: out `nvmlUnit_t *`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   const s = (nvmlUnitGetHandleByIndex$ ??= new Scratch(1));
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
@@ -58,7 +69,10 @@ export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   return s.address(0) as T.nvmlUnit_t;
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @returns the value of `state`: out `nvmlLedState_st`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetLedState', 'unit', unit, true) as typeof unit;
   const state$ = new Uint8Array(260);
@@ -67,7 +81,10 @@ export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_s
   return decodeRecord<T.nvmlLedState_st>(records.nvmlLedState_st(), state$);
 }
 let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Returns `psu`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @returns the value of `psu`: out `nvmlPSUInfo_st`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetPsuInfo', 'unit', unit, true) as typeof unit;
   const psu$ = new Uint8Array(268);
@@ -77,7 +94,11 @@ export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st 
 }
 let nvmlUnitGetTemperature$: Scratch | undefined;
 let nvmlUnitGetTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @param type in `unsigned int`.
+ * @returns the value of `temp`: out `unsigned int *`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
   const s = (nvmlUnitGetTemperature$ ??= new Scratch(1));
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
@@ -88,7 +109,10 @@ export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number):
   return s.u32[0];
 }
 let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @returns the value of `info`: out `nvmlUnitInfo_st`.
+ * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetUnitInfo', 'unit', unit, true) as typeof unit;
   const info$ = new Uint8Array(384);
@@ -97,7 +121,10 @@ export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_s
   return decodeRecord<T.nvmlUnitInfo_st>(records.nvmlUnitInfo_st(), info$);
 }
 let nvmlUnitSetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param unit in `nvmlUnit_t`.
+ * @param color in `nvmlLedColor_t`.
+ * @remarks [NVIDIA group `nvmlUnitCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitCommands.html). */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
   if (typeof color !== 'number' || (color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);

@@ -9,7 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let nvrtcSetFlowCallback$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prog in `nvrtcProgram`.
+ * @param callback in C callback `int (*)(void *, void *)`; null allowed.
+ * @param payload in `void *`: address or host buffer, or null.
+ * @remarks Since CUDA 13.0. Group `compilation`. */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Pointer, payload: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcSetFlowCallback', 'prog', prog, true) as typeof prog;
   callbackArg('nvrtcSetFlowCallback', 'callback', callback, true);
@@ -18,7 +22,9 @@ export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Po
   if (status !== 0) throw fail('nvrtcSetFlowCallback', status);
 }
 let nvrtcSetPCHHeapSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @remarks Since CUDA 13.0. Group `precompiled_header`. */
 export function nvrtcSetPCHHeapSize(size: T.Int64): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvrtcSetPCHHeapSize', 'size', size, false);
   const status = (nvrtcSetPCHHeapSize$c ??= binder.native('nvrtcSetPCHHeapSize'))(size);
@@ -26,7 +32,9 @@ export function nvrtcSetPCHHeapSize(size: T.Int64): void {
 }
 let nvrtcVersion$: Scratch | undefined;
 let nvrtcVersion$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
+ * @remarks Group `query`. */
 export function nvrtcVersion(): { major: number; minor: number } {
   const s = (nvrtcVersion$ ??= new Scratch(2));
   s.u64[0] = 0n;

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaArrayGetInfo$: Scratch | undefined;
 let cudaArrayGetInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`, `extent`, `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
   const s = (cudaArrayGetInfo$ ??= new Scratch(1));
   const desc$ = new Uint8Array(20);
@@ -22,7 +25,11 @@ export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaCha
   return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @param device in `int`.
+ * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -33,7 +40,11 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
 }
 let cudaArrayGetPlane$: Scratch | undefined;
 let cudaArrayGetPlane$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 Returns `pPlaneArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param hArray in `cudaArray_t`.
+ * @param planeIdx in `unsigned int`.
+ * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,7 +55,10 @@ export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number
   return s.address(0) as T.cudaArray_t;
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_t`.
+ * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
@@ -54,7 +68,10 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
 }
 let cudaChooseDevice$: Scratch | undefined;
 let cudaChooseDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param prop in `const struct cudaDeviceProp *`: a `cudaDeviceProp` object or its bytes.
+ * @returns the value of `device`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   const s = (cudaChooseDevice$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -64,7 +81,14 @@ export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   return s.i32[0];
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
-/** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 13.0
+ * @param x in `int`.
+ * @param y in `int`.
+ * @param z in `int`.
+ * @param w in `int`.
+ * @param f in `enum cudaChannelFormatKind`.
+ * @returns `struct cudaChannelFormatDesc`
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
   if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
   if (typeof y !== 'number' || (y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
@@ -76,7 +100,10 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
 }
 let cudaCreateSurfaceObject$: Scratch | undefined;
 let cudaCreateSurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pSurfObject`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
+ * @returns the value of `pSurfObject`: out `cudaSurfaceObject_t *`.
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -87,7 +114,12 @@ export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Arra
 }
 let cudaCreateTextureObject$: Scratch | undefined;
 let cudaCreateTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexObject`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
+ * @param pTexDesc in `const struct cudaTextureDesc *`: a `cudaTextureDesc` object or its bytes.
+ * @param pResViewDesc in `const struct cudaResourceViewDesc *`: a `cudaResourceViewDesc` object or its bytes.
+ * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   const s = (cudaCreateTextureObject$ ??= new Scratch(1));
   s.u64[0] = 0n;

@@ -9,7 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaGetChannelDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param array in `cudaArray_const_t`.
+ * @returns the value of `desc`: out `cudaChannelFormatDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
   const desc$ = new Uint8Array(20);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
@@ -19,7 +22,9 @@ export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaCha
 }
 let cudaGetDevice$: Scratch | undefined;
 let cudaGetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `device`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -29,7 +34,9 @@ export function cudaGetDevice(): number {
 }
 let cudaGetDeviceCount$: Scratch | undefined;
 let cudaGetDeviceCount$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `count`: out `int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -39,7 +46,9 @@ export function cudaGetDeviceCount(): number {
 }
 let cudaGetDeviceFlags$: Scratch | undefined;
 let cudaGetDeviceFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @returns the value of `flags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -48,7 +57,10 @@ export function cudaGetDeviceFlags(): number {
   return s.u32[0];
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `prop`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @returns the value of `prop`: out `cudaDeviceProp`.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   const prop$ = new Uint8Array(1008);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
@@ -58,7 +70,12 @@ export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
 }
 let cudaGetDriverEntryPoint$: Scratch | undefined;
 let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in string (`const char *`).
+ * @param flags in `unsigned long long`.
+ * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
+ * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html).
+ * @deprecated The headers mark it deprecated. */
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPoint$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
@@ -71,7 +88,12 @@ export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcP
 }
 let cudaGetDriverEntryPointByVersion$: Scratch | undefined;
 let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in string (`const char *`).
+ * @param cudaVersion in `unsigned int`.
+ * @param flags in `unsigned long long`.
+ * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPointByVersion$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
@@ -84,14 +106,20 @@ export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: nu
   return { funcPtr: s.address(0), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
+ * @param error in `cudaError_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
   const result = (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
   return result;
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
+ * @param error in `cudaError_t`.
+ * @returns `const char *`
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
   const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
@@ -99,7 +127,9 @@ export function cudaGetErrorString(error: T.cudaError_t): string | null {
 }
 let cudaGetExportTable$: Scratch | undefined;
 let cudaGetExportTable$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 Returns `ppExportTable`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pExportTableId in `const cudaUUID_t *`: a `CUuuid_st` object or its bytes.
+ * @returns the value of `ppExportTable`: out `const void **`. */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cudaGetExportTable$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -110,7 +140,10 @@ export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): nu
 }
 let cudaGetFuncBySymbol$: Scratch | undefined;
 let cudaGetFuncBySymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Returns `functionPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbolPtr in `const void *`: address or host buffer, or null.
+ * @returns the value of `functionPtr`: out `cudaFunction_t *`.
+ * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -121,7 +154,10 @@ export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
 }
 let cudaGetKernel$: Scratch | undefined;
 let cudaGetKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Returns `kernelPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param entryFuncAddr in `const void *`: address or host buffer, or null.
+ * @returns the value of `kernelPtr`: out `cudaKernel_t *`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
   const s = (cudaGetKernel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -131,14 +167,19 @@ export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
   return s.address(0) as T.cudaKernel_t;
 }
 let cudaGetLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetLastError(): void {
   const status = (cudaGetLastError$c ??= binder.native('cudaGetLastError'))();
   if (status !== 0) throw fail('cudaGetLastError', status);
 }
 let cudaGetMipmappedArrayLevel$: Scratch | undefined;
 let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Returns `levelArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmappedArray in `cudaMipmappedArray_const_t`.
+ * @param level in `unsigned int`.
+ * @returns the value of `levelArray`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -149,7 +190,10 @@ export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_
   return s.address(0) as T.cudaArray_t;
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param surfObject in `cudaSurfaceObject_t`.
+ * @returns the value of `pResDesc`: out `cudaResourceDesc`.
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
@@ -159,7 +203,10 @@ export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaRes
 }
 let cudaGetSymbolAddress$: Scratch | undefined;
 let cudaGetSymbolAddress$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -170,7 +217,10 @@ export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
 }
 let cudaGetSymbolSize$: Scratch | undefined;
 let cudaGetSymbolSize$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `size`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param symbol in `const void *`: address or host buffer, or null.
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   const s = (cudaGetSymbolSize$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -180,7 +230,10 @@ export function cudaGetSymbolSize(symbol: T.Pointer): number {
   return s.size(0);
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pResDesc`: out `cudaResourceDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
@@ -189,7 +242,10 @@ export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaReso
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResViewDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pResViewDesc`: out `cudaResourceViewDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
   const pResViewDesc$ = new Uint8Array(112);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
@@ -198,7 +254,10 @@ export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cuda
   return decodeRecord<T.cudaResourceViewDesc>(records.cudaResourceViewDesc(), pResViewDesc$);
 }
 let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param texObject in `cudaTextureObject_t`.
+ * @returns the value of `pTexDesc`: out `cudaTextureDesc`.
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {
   const pTexDesc$ = new Uint8Array(72);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);

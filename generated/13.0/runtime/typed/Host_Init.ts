@@ -10,7 +10,11 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaHostAlloc$: Scratch | undefined;
 let cudaHostAlloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pHost`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pHost`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
   const s = (cudaHostAlloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -22,7 +26,11 @@ export function cudaHostAlloc(size: T.Int64, flags: number): number {
 }
 let cudaHostGetDevicePointer$: Scratch | undefined;
 let cudaHostGetDevicePointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pDevice`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pHost in `void *`: address or host buffer, or null.
+ * @param flags in `unsigned int`.
+ * @returns the value of `pDevice`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
   const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -34,7 +42,10 @@ export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.Dev
 }
 let cudaHostGetFlags$: Scratch | undefined;
 let cudaHostGetFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 13.0 Returns `pFlags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pHost in `void *`: address or host buffer, or null.
+ * @returns the value of `pFlags`: out `unsigned int *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
   const s = (cudaHostGetFlags$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,8 +55,13 @@ export function cudaHostGetFlags(pHost: T.Pointer): number {
   return s.u32[0];
 }
 let cudaHostRegister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer covering `size` bytes, or null.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
   pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
@@ -53,7 +69,9 @@ export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): 
   if (status !== 0) throw fail('cudaHostRegister', status);
 }
 let cudaHostUnregister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param ptr in `void *`: address or host buffer, or null.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostUnregister(ptr: T.Pointer): void {
   pointerArg('cudaHostUnregister', 'ptr', ptr, true);
   const status = (cudaHostUnregister$c ??= binder.native('cudaHostUnregister'))(ptr);
@@ -61,7 +79,10 @@ export function cudaHostUnregister(ptr: T.Pointer): void {
 }
 let cudaImportExternalMemory$: Scratch | undefined;
 let cudaImportExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extMem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param memHandleDesc in `const struct cudaExternalMemoryHandleDesc *`: a `cudaExternalMemoryHandleDesc` object or its bytes.
+ * @returns the value of `extMem_out`: out `cudaExternalMemory_t *`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
   const s = (cudaImportExternalMemory$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -72,7 +93,10 @@ export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHand
 }
 let cudaImportExternalSemaphore$: Scratch | undefined;
 let cudaImportExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extSem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param semHandleDesc in `const struct cudaExternalSemaphoreHandleDesc *`: a `cudaExternalSemaphoreHandleDesc` object or its bytes.
+ * @returns the value of `extSem_out`: out `cudaExternalSemaphore_t *`.
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
   const s = (cudaImportExternalSemaphore$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -82,7 +106,11 @@ export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemapho
   return s.address(0) as T.cudaExternalSemaphore_t;
 }
 let cudaInitDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param device in `int`.
+ * @param deviceFlags in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaInitDevice(device: number, deviceFlags: number, flags: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaInitDevice', 'device', 'i32', device);
   if (typeof deviceFlags !== 'number' || (deviceFlags >>> 0) !== deviceFlags) throw intError('cudaInitDevice', 'deviceFlags', 'u32', deviceFlags);

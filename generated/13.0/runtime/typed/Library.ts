@@ -9,17 +9,26 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaLibraryEnumerateKernels(kernels: readonly (T.cudaKernel_t)[] | BigUint64Array, lib: T.cudaLibrary_t | null): void {
-  const kernels$ = scalarArrayArg('cudaLibraryEnumerateKernels', 'kernels', 'address', kernels, false);
+/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numKernels in `unsigned int`.
+ * @param lib in `cudaLibrary_t`.
+ * @returns the value of `kernels`: out array of `cudaKernel_t`, `numKernels` long.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibrary_t | null): T.cudaKernel_t[] {
+  if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cudaLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
-  const numKernels$n = kernels$.count;
-  const status = (cudaLibraryEnumerateKernels$c ??= binder.native('cudaLibraryEnumerateKernels'))(kernels$.data, numKernels$n, lib);
+  const kernels$ = new BigUint64Array(Math.max(1, allocLength('cudaLibraryEnumerateKernels', 'numKernels', numKernels)));
+  const status = (cudaLibraryEnumerateKernels$c ??= binder.native('cudaLibraryEnumerateKernels'))(kernels$, numKernels, lib);
   if (status !== 0) throw fail('cudaLibraryEnumerateKernels', status);
+  return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.cudaKernel_t);
 }
 let cudaLibraryGetGlobal$: Scratch | undefined;
 let cudaLibraryGetGlobal$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `cudaLibrary_t`.
+ * @param name in string (`const char *`).
+ * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetGlobal$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -32,7 +41,11 @@ export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: stri
 }
 let cudaLibraryGetKernel$: Scratch | undefined;
 let cudaLibraryGetKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `pKernel`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `cudaLibrary_t`.
+ * @param name in string (`const char *`).
+ * @returns the value of `pKernel`: out `cudaKernel_t *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: string): T.cudaKernel_t {
   const s = (cudaLibraryGetKernel$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -44,7 +57,10 @@ export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: stri
 }
 let cudaLibraryGetKernelCount$: Scratch | undefined;
 let cudaLibraryGetKernelCount$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param lib in `cudaLibrary_t`.
+ * @returns the value of `count`: out `unsigned int *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
   const s = (cudaLibraryGetKernelCount$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -55,7 +71,11 @@ export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
 }
 let cudaLibraryGetManaged$: Scratch | undefined;
 let cudaLibraryGetManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `cudaLibrary_t`.
+ * @param name in string (`const char *`).
+ * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetManaged$ ??= new Scratch(2));
   s.u64[0] = 0n;
@@ -68,7 +88,11 @@ export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: str
 }
 let cudaLibraryGetUnifiedFunction$: Scratch | undefined;
 let cudaLibraryGetUnifiedFunction$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `fptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `cudaLibrary_t`.
+ * @param symbol in string (`const char *`).
+ * @returns the value of `fptr`: out `void **`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, symbol: string): number {
   const s = (cudaLibraryGetUnifiedFunction$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -80,7 +104,14 @@ export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, s
 }
 let cudaLibraryLoadData$: Scratch | undefined;
 let cudaLibraryLoadData$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param code in `const void *`: address or host buffer, or null.
+ * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
+ * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
+ * @param libraryOptions in array of `cudaLibraryOption`; its length is passed as `numLibraryOptions`.
+ * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
+ * @returns the value of `library`: out `cudaLibrary_t *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadData$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -97,7 +128,14 @@ export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cud
 }
 let cudaLibraryLoadFromFile$: Scratch | undefined;
 let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param fileName in string (`const char *`).
+ * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
+ * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
+ * @param libraryOptions in array of `cudaLibraryOption`; its length is passed as `numLibraryOptions`.
+ * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
+ * @returns the value of `library`: out `cudaLibrary_t *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadFromFile$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -113,7 +151,9 @@ export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (
   return s.address(0) as T.cudaLibrary_t;
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param library in `cudaLibrary_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryUnload(library: T.cudaLibrary_t | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;
   const status = (cudaLibraryUnload$c ??= binder.native('cudaLibraryUnload'))(library);

@@ -10,7 +10,10 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudaLogsCurrent$: Scratch | undefined;
 let cudaLogsCurrent$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param flags in `unsigned int`.
+ * @returns the value of `iterator_out`: out `cudaLogIterator *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsCurrent(flags: number): number {
   const s = (cudaLogsCurrent$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -21,10 +24,16 @@ export function cudaLogsCurrent(flags: number): number {
 }
 let cudaLogsDumpToFile$: Scratch | undefined;
 let cudaLogsDumpToFile$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaLogsDumpToFile(pathToFile: string, flags: number): number {
+/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param iterator in/out `cudaLogIterator *`: this value in, the call's value returned.
+ * @param pathToFile in string (`const char *`).
+ * @param flags in `unsigned int`.
+ * @returns the value of `iterator`: in/out `cudaLogIterator *`: this value in, the call's value returned.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+export function cudaLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
   const s = (cudaLogsDumpToFile$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cudaLogsDumpToFile', 'iterator', 'u32', iterator);
+  s.u64[0] = 0n; s.u32[0] = iterator;
   if (typeof pathToFile !== 'string') throw argError('cudaLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaLogsDumpToFile', 'flags', 'u32', flags);
   const status = (cudaLogsDumpToFile$c ??= binder.native('cudaLogsDumpToFile'))(s.slot(0), pathToFile, flags);
@@ -33,10 +42,15 @@ export function cudaLogsDumpToFile(pathToFile: string, flags: number): number {
 }
 let cudaLogsDumpToMemory$: Scratch | undefined;
 let cudaLogsDumpToMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`, `buffer`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaLogsDumpToMemory(flags: number): { iterator: number; buffer: string } {
+/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param iterator in/out `cudaLogIterator *`: this value in, the call's value returned.
+ * @param flags in `unsigned int`.
+ * @returns `{ iterator, buffer }`: `iterator`: in/out `cudaLogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+export function cudaLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
   const s = (cudaLogsDumpToMemory$ ??= new Scratch(2));
-  s.u64[0] = 0n;
+  if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cudaLogsDumpToMemory', 'iterator', 'u32', iterator);
+  s.u64[0] = 0n; s.u32[0] = iterator;
   const buffer$ = new Uint8Array(4096);
   s.u64[1] = BigInt(4096);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaLogsDumpToMemory', 'flags', 'u32', flags);
@@ -46,7 +60,11 @@ export function cudaLogsDumpToMemory(flags: number): { iterator: number; buffer:
 }
 let cudaLogsRegisterCallback$: Scratch | undefined;
 let cudaLogsRegisterCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callbackFunc in C callback `cudaLogsCallback_t`; null allowed.
+ * @param userData in `void *`: address or host buffer, or null.
+ * @returns the value of `callback_out`: out `cudaLogsCallbackHandle *`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.cudaLogsCallbackHandle {
   const s = (cudaLogsRegisterCallback$ ??= new Scratch(1));
   callbackArg('cudaLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
@@ -57,7 +75,9 @@ export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Po
   return s.address(0) as T.cudaLogsCallbackHandle;
 }
 let cudaLogsUnregisterCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param callback in `cudaLogsCallbackHandle`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle | null): void {
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
   const status = (cudaLogsUnregisterCallback$c ??= binder.native('cudaLogsUnregisterCallback'))(callback);
@@ -65,7 +85,10 @@ export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle | 
 }
 let cudaMalloc$: Scratch | undefined;
 let cudaMalloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   const s = (cudaMalloc$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -76,7 +99,13 @@ export function cudaMalloc(size: T.Int64): T.DevicePointer {
 }
 let cudaMallocArray$: Scratch | undefined;
 let cudaMallocArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `array`: out `cudaArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   const s = (cudaMallocArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -90,7 +119,11 @@ export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, widt
 }
 let cudaMallocAsync$: Scratch | undefined;
 let cudaMallocAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param hStream in `cudaStream_t`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -102,7 +135,12 @@ export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): 
 }
 let cudaMallocFromPoolAsync$: Scratch | undefined;
 let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param memPool in `cudaMemPool_t`.
+ * @param stream in `cudaStream_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -115,7 +153,10 @@ export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t 
 }
 let cudaMallocHost$: Scratch | undefined;
 let cudaMallocHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   const s = (cudaMallocHost$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -126,7 +167,11 @@ export function cudaMallocHost(size: T.Int64): number {
 }
 let cudaMallocManaged$: Scratch | undefined;
 let cudaMallocManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param size in `size_t`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `devPtr`: out `void **`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   const s = (cudaMallocManaged$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -138,7 +183,13 @@ export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer
 }
 let cudaMallocMipmappedArray$: Scratch | undefined;
 let cudaMallocMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmappedArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
+ * @param extent in `cudaExtent` by value.
+ * @param numLevels in `unsigned int`.
+ * @param flags in `unsigned int`.
+ * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
   s.u64[0] = 0n;
@@ -152,7 +203,11 @@ export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Ar
 }
 let cudaMallocPitch$: Scratch | undefined;
 let cudaMallocPitch$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`, `pitch`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   const s = (cudaMallocPitch$ ??= new Scratch(2));
   s.u64[0] = 0n;

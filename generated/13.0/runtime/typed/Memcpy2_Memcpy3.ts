@@ -9,7 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaMemcpy2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer, or null.
+ * @param dpitch in `size_t`.
+ * @param src in `const void *`: address or host buffer, or null.
+ * @param spitch in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2D');
   pointerArg('cudaMemcpy2D', 'dst', dst, true);
@@ -23,7 +31,17 @@ export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, sp
   if (status !== 0) throw fail('cudaMemcpy2D', status);
 }
 let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffsetDst in `size_t`.
+ * @param hOffsetDst in `size_t`.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffsetSrc in `size_t`.
+ * @param hOffsetSrc in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DArrayToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DArrayToArray', 'dst', dst, true) as typeof dst;
@@ -39,7 +57,16 @@ export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: 
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
 }
 let cudaMemcpy2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer, or null.
+ * @param dpitch in `size_t`.
+ * @param src in `const void *`: address or host buffer, or null.
+ * @param spitch in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DAsync', 'dst', dst, true);
   if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'dpitch', dpitch, false);
@@ -53,7 +80,16 @@ export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointe
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
 }
 let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer, or null.
+ * @param dpitch in `size_t`.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DFromArray');
   pointerArg('cudaMemcpy2DFromArray', 'dst', dst, true);
@@ -68,7 +104,17 @@ export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cu
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
 }
 let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `void *`: address or host buffer, or null.
+ * @param dpitch in `size_t`.
+ * @param src in `cudaArray_const_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DFromArrayAsync', 'dst', dst, true);
   if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'dpitch', dpitch, false);
@@ -83,7 +129,16 @@ export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src:
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
 }
 let cudaMemcpy2DToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param src in `const void *`: address or host buffer, or null.
+ * @param spitch in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArray', 'dst', dst, true) as typeof dst;
@@ -98,7 +153,17 @@ export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64,
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
 }
 let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param dst in `cudaArray_t`.
+ * @param wOffset in `size_t`.
+ * @param hOffset in `size_t`.
+ * @param src in `const void *`: address or host buffer, or null.
+ * @param spitch in `size_t`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param kind in `enum cudaMemcpyKind`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'wOffset', wOffset, false);
@@ -113,7 +178,9 @@ export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.I
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
 }
 let cudaMemcpy3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3D');
   const p$ = recordArg('cudaMemcpy3D', 'p', records.cudaMemcpy3DParms(), p, false);
@@ -121,7 +188,10 @@ export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
   if (status !== 0) throw fail('cudaMemcpy3D', status);
 }
 let cudaMemcpy3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DAsync', 'p', records.cudaMemcpy3DParms(), p, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DAsync', 'stream', stream, true) as typeof stream;
@@ -129,7 +199,12 @@ export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T
   if (status !== 0) throw fail('cudaMemcpy3DAsync', status);
 }
 let cudaMemcpy3DBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numOps in `size_t`.
+ * @param opList in `struct cudaMemcpy3DBatchOp *`: address or host buffer, or null.
+ * @param flags in `unsigned long long`.
+ * @param stream in `cudaStream_t`.
+ * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || numOps % 1 !== 0) int64Arg('cudaMemcpy3DBatchAsync', 'numOps', numOps, false);
   pointerArg('cudaMemcpy3DBatchAsync', 'opList', opList, true);
@@ -139,7 +214,9 @@ export function cudaMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags
   if (status !== 0) throw fail('cudaMemcpy3DBatchAsync', status);
 }
 let cudaMemcpy3DPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `const struct cudaMemcpy3DPeerParms *`: a `cudaMemcpy3DPeerParms` object or its bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3DPeer');
   const p$ = recordArg('cudaMemcpy3DPeer', 'p', records.cudaMemcpy3DPeerParms(), p, false);
@@ -147,7 +224,10 @@ export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void 
   if (status !== 0) throw fail('cudaMemcpy3DPeer', status);
 }
 let cudaMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param p in `const struct cudaMemcpy3DPeerParms *`: a `cudaMemcpy3DPeerParms` object or its bytes.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DPeerAsync', 'p', records.cudaMemcpy3DPeerParms(), p, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DPeerAsync', 'stream', stream, true) as typeof stream;

@@ -9,9 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
 let cudaMemset$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param value in `int`.
+ * @param count in `size_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
   assertMayBlock('cudaMemset');
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
   pointerArg('cudaMemset', 'devPtr', devPtr, true, count);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset', 'value', 'i32', value);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
@@ -19,7 +24,13 @@ export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): vo
   if (status !== 0) throw fail('cudaMemset', status);
 }
 let cudaMemset2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer, or null.
+ * @param pitch in `size_t`.
+ * @param value in `int`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
   assertMayBlock('cudaMemset2D');
   pointerArg('cudaMemset2D', 'devPtr', devPtr, true);
@@ -31,7 +42,14 @@ export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, w
   if (status !== 0) throw fail('cudaMemset2D', status);
 }
 let cudaMemset2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer, or null.
+ * @param pitch in `size_t`.
+ * @param value in `int`.
+ * @param width in `size_t`.
+ * @param height in `size_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
   if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
@@ -43,7 +61,11 @@ export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: numb
   if (status !== 0) throw fail('cudaMemset2DAsync', status);
 }
 let cudaMemset3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pitchedDevPtr in `cudaPitchedPtr` by value.
+ * @param value in `int`.
+ * @param extent in `cudaExtent` by value.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
   assertMayBlock('cudaMemset3D');
   checkRecord('cudaMemset3D', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
@@ -53,7 +75,12 @@ export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, ext
   if (status !== 0) throw fail('cudaMemset3D', status);
 }
 let cudaMemset3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param pitchedDevPtr in `cudaPitchedPtr` by value.
+ * @param value in `int`.
+ * @param extent in `cudaExtent` by value.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t | null): void {
   checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
@@ -63,8 +90,14 @@ export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number
   if (status !== 0) throw fail('cudaMemset3DAsync', status);
 }
 let cudaMemsetAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param devPtr in `void *`: address or host buffer covering `count` bytes, or null.
+ * @param value in `int`.
+ * @param count in `size_t`.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
   pointerArg('cudaMemsetAsync', 'devPtr', devPtr, true, count);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemsetAsync', 'value', 'i32', value);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
@@ -73,7 +106,11 @@ export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64
   if (status !== 0) throw fail('cudaMemsetAsync', status);
 }
 let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmap in `cudaMipmappedArray_t`.
+ * @param device in `int`.
+ * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
@@ -83,7 +120,10 @@ export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedA
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param mipmap in `cudaMipmappedArray_t`.
+ * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetSparseProperties(mipmap: T.cudaMipmappedArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
