@@ -42,11 +42,17 @@ function flush(h: number): void {
 function flushAll(): void {
   for (const h of queues.keys()) flush(h);
 }
-/** Enqueues `work` on `h`, ordered as the legacy default stream orders it against the others (all blocking here). */
+/** Streams created with CU_STREAM_NON_BLOCKING: the legacy default stream neither waits for them nor they for it. */
+const nonBlocking = new Set<number>();
+/** Enqueues `work` on `h`, ordered as the legacy default stream orders it against the blocking streams. */
 function enqueue(h: number, work: () => void): void {
-  if (h === 0) for (const k of queues.keys()) if (k !== 0) flush(k);
-  if (h !== 0) flush(0);
+  if (h === 0) for (const k of queues.keys()) if (k !== 0 && !nonBlocking.has(k)) flush(k);
+  if (h !== 0 && !nonBlocking.has(h)) flush(0);
   queue(h).push(work);
+}
+/** What synchronizing the legacy default stream waits for: itself and the blocking streams. */
+function flushLegacy(): void {
+  for (const h of queues.keys()) if (!nonBlocking.has(h)) flush(h);
 }
 function pending(): number {
   let n = 0;
@@ -69,7 +75,11 @@ const fakes: Record<string, FakeFn> = {
   cuDeviceGet: (o: Int32Array, ordinal: number) => ((o[0] = ordinal), 0),
   cuCtxCreate: (o) => out(o, 0xd0),
   cuCtxDestroy: () => 0,
-  cuStreamCreateWithPriority: (o) => out(o, (nextHandle += 0x100)),
+  cuStreamCreateWithPriority: (o, flags: number) => {
+    nextHandle += 0x100;
+    if (flags & 1) nonBlocking.add(nextHandle);
+    return out(o, nextHandle);
+  },
   cuStreamDestroy: () => 0,
   cuStreamBeginCapture: () => 0,
   cuStreamEndCapture: (_h: number, o: BigUint64Array) => out(o, 0),
@@ -117,7 +127,7 @@ const fakes: Record<string, FakeFn> = {
     while (!e.done) q.shift()!();
     return 0;
   },
-  cuStreamSynchronize: failing('cuStreamSynchronize', (h: number) => (h === 0 ? flushAll() : flush(h), 0)),
+  cuStreamSynchronize: failing('cuStreamSynchronize', (h: number) => (h === 0 ? flushLegacy() : flush(h), 0)),
   // The driver's own pageable paths: host to device snapshots the source at once; device to host is done on return.
   cuMemcpyHtoD: (d: number, s: unknown, n: number) => (flushAll(), dev(d, n).set(host(s, n)), 0),
   cuMemcpyDtoH: (d: unknown, s: number, n: number) => (flushAll(), host(d, n).set(dev(s, n)), 0),
@@ -391,6 +401,21 @@ describe('several streams', () => {
     expect(dev(a.ptr, 2500)).toEqual(pattern(2500, 3));
     expect(stagingStats(ctx).chunks).toBe(2);
     for (const x of [a, b, s1, s2]) x.close();
+  });
+
+  test('a one-chunk synchronous copy leases a chunk in flight on a non-blocking stream as its spare: that chunk stays pending, so the next copy cannot overwrite it before its DMA ran', () => {
+    // found by the buffer model on the H200 (4 operations): the default stream's sync marked both chunks idle
+    const nb = Stream.create({ context: ctx, nonBlocking: true });
+    const a = DeviceBuffer.alloc(3000, { context: ctx });
+    a.copyFrom(pattern(600, 1), { stream: nb }); // chunk A in flight on nb (its queue has not run)
+    a.copyFrom(pattern(400, 2), { offset: 1000 }); // synchronous, one chunk (B), A leased as the spare
+    expect(queue(nb.handle).length).toBeGreaterThan(0); // the default stream did not wait for nb
+    const back = a.copyTo(new Uint8Array(500), { offset: 2000 }); // synchronous again: must not reuse A before nb read it
+    expect(back.length).toBe(500);
+    nb.synchronize();
+    expect(dev(a.ptr, 600)).toEqual(pattern(600, 1));
+    expect(dev(a.ptr + 1000, 400)).toEqual(pattern(400, 2));
+    for (const x of [a, nb]) x.close();
   });
 
   test('chunks in flight on two other streams: a copy back on a third waits for both before the DMA writes them', () => {

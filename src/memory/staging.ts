@@ -332,7 +332,10 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
     }
     if (h === 0) {
       drv.call(ctx, 'cuStreamSynchronize', 0); // done on return, as the direct path's callAndWait
-      pair[0].pending = pair[1].pending = false;
+      // Only the chunks this copy used are known idle now: the other of the pair may be a chunk leased
+      // while in flight on a non-blocking stream, which the default stream does not wait for.
+      pair[0].pending = false;
+      if (n > size) pair[1].pending = false;
     }
   } catch (e) {
     if (untracked !== undefined) recover(ctx, h, untracked);
