@@ -24,12 +24,15 @@ import { deferError, hostFuncs } from '../lifecycle';
 import { MAX_COPY_HELPERS, hostCopy } from './host-copy';
 
 /**
- * The crossover: pageable copies of at least this many bytes are staged, smaller ones go to the driver
- * directly (one call; staging adds a pointer query, an event record and a wait per chunk, which only
- * pays off once the copy is long). A first guess; bench/staging.ts measures the crossover on the GPU
- * (direct vs staged, both directions, 64 KiB…256 MiB) and prints the size to put here.
+ * Pageable copies of at least this many bytes are staged; smaller ones go to the driver directly.
+ * Infinity: off by default, because measured on the H200 (bench/staging.ts, 2026-12-01, one run) the
+ * driver's own pageable path wins where it matters: device to host 15.8 GB/s direct against 8.6 staged
+ * at 256 MiB (staged is slower from 2 MiB up), host to device 7.05 direct against 8.0 staged at 256 MiB
+ * with the calling thread alone (crossover 128 MiB), 14.2 with 3 helper threads (CuPy: 9.35 / 17.7).
+ * An upload-heavy program can turn it on: CUDA_TS_STAGING_MIN_BYTES=134217728 CUDA_TS_STAGING_THREADS=3
+ * (downloads of that size are then staged too, and slower).
  */
-export const STAGING_MIN_BYTES = 1 << 20;
+export const STAGING_MIN_BYTES = Infinity;
 /** Bytes per pinned chunk: large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
 export const STAGING_CHUNK_BYTES = 8 << 20;
 /** Pinned chunks a context's pool may hold: one double-buffered pair. */
