@@ -12,6 +12,13 @@ export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';
 export { checkHandles, handleChecksEnabled, registerHandle, HANDLE_CHECKS_ENV } from './handle-check';
 export { jsRuntime, jsRuntimeVersion, type JsRuntime } from './jsruntime';
+export { defaultFfi, FFI_BACKENDS, type FfiBackend } from './ffi-choice';
+/** Why bun:ffi is unavailable here ('' when it is available); ./bunffi loads on this call only. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const bunFfiUnavailableReason = (): string => (require('./bunffi') as typeof import('./bunffi')).bunFfiUnavailableReason();
+/** Why Deno.dlopen is unavailable here ('' when it is available); ./denoffi loads on this call only. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const denoFfiUnavailableReason = (): string => (require('./denoffi') as typeof import('./denoffi')).denoFfiUnavailableReason();
 
 // The node:ffi backend (./nodeffi) loads on first use, not at import: the Binder requires it only
 // when node:ffi is asked for (CUDA_TS_FFI=node or configure({ ffi: 'node' })), and these entries

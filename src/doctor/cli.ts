@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { diagnose } from './diagnose';
 import { formatReport } from './format';
-import { probeRuntime } from './runtime';
+import { probeRuntime } from './js-runtime';
 import type { DoctorReport } from './report';
 
 const USAGE = `usage: cuda-ts doctor [--json]

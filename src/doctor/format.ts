@@ -1,6 +1,6 @@
 // The doctor's one screen: the report as aligned text. Pure.
 import type { DoctorReport, GpuFinding, LibraryFinding } from './report';
-import { formatRuntime } from './runtime';
+import { formatRuntime } from './js-runtime';
 
 function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;

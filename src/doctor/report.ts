@@ -1,6 +1,6 @@
 // What `cuda-ts doctor` found: plain data (the `--json` output), made by probe.ts, judged by
 // diagnose.ts and printed by format.ts.
-import type { KernelCacheFinding, RuntimeFinding } from './runtime';
+import type { KernelCacheFinding, RuntimeFinding } from './js-runtime';
 
 /** One shared library as found on this machine. */
 export interface LibraryFinding {

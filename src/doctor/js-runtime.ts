@@ -1,7 +1,6 @@
 // The doctor's view of the JavaScript side: which runtime runs it, which FFI the bindings call C
 // through there, and the on-disk kernel cache (its place and size).
-import { defaultFfi, FFI_BACKENDS, type FfiBackend } from '../../support/ffi-choice';
-import { jsRuntime, jsRuntimeVersion, type JsRuntime } from '../../support/jsruntime';
+import { bunFfiUnavailableReason, defaultFfi, denoFfiUnavailableReason, FFI_BACKENDS, jsRuntime, jsRuntimeVersion, nodeFfiUnavailableReason, type FfiBackend, type JsRuntime } from '../../support';
 import { kernelCacheStats } from '../kernel-cache';
 import type { Problem } from './report';
 
@@ -37,11 +36,10 @@ function unavailable(ffi: FfiBackend): string {
 }
 
 function backendUnavailable(ffi: FfiBackend): string {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  if (ffi === 'node') return (require('../../support/nodeffi') as typeof import('../../support/nodeffi')).nodeFfiUnavailableReason();
-  if (ffi === 'bun') return (require('../../support/bunffi') as typeof import('../../support/bunffi')).bunFfiUnavailableReason();
-  if (ffi === 'deno') return (require('../../support/denoffi') as typeof import('../../support/denoffi')).denoFfiUnavailableReason();
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  // each backend's module loads only when asked about (the support package's lazy entries)
+  if (ffi === 'node') return nodeFfiUnavailableReason();
+  if (ffi === 'bun') return bunFfiUnavailableReason();
+  if (ffi === 'deno') return denoFfiUnavailableReason();
   return '';
 }
 
