@@ -5,7 +5,7 @@
 import { type TypeObject } from 'koffi';
 import { koffi } from './koffi';
 import { CudaSymbolError } from './errors';
-import { libraryOrigin, loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
+import { checkLibrarySpec, libraryOrigin, loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
 import { readBindingEntry } from './tables/binding';
 import { FFI_BACKENDS, defaultFfi, type FfiBackend } from './ffi-choice';
 import { requirement, versionString } from './versions';
@@ -112,6 +112,12 @@ export class Binder {
       throw new Error(`cuda-ts ${spec.module}: no record type ${name}`);
     },
   ) {
+    checkLibrarySpec('Binder', spec);
+    if (typeof spec.cudaVersion !== 'string' || typeof spec.cudaVersionNumber !== 'number' || !Number.isSafeInteger(spec.cudaVersionNumber)) {
+      throw new TypeError('Binder: spec.cudaVersion must be a string and spec.cudaVersionNumber an integer (CUDA_VERSION)');
+    }
+    if (spec.resolve !== 'procAddress' && spec.resolve !== 'symbol') throw new TypeError("Binder: spec.resolve must be 'procAddress' or 'symbol'");
+    if (typeof bindings !== 'string') throw new TypeError('Binder: bindings must be the binding table text');
     const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
     const ffi = defaultFfi();
     if (!(FFI_BACKENDS as readonly string[]).includes(ffi)) this.envError = ffi;

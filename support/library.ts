@@ -55,11 +55,24 @@ function safeList(dir: string): string[] {
   }
 }
 
+/** Checks a LibrarySpec and an environment given to a public entry (`where` names it): TypeErrors naming the field. */
+export function checkLibrarySpec(where: string, spec: unknown, env?: unknown): asserts spec is LibrarySpec {
+  if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where}: spec must be { module, sonames, env }, got ${spec === null ? 'null' : typeof spec}`);
+  const s = spec as Record<string, unknown>;
+  if (typeof s.module !== 'string' || s.module === '') throw new TypeError(`${where}: spec.module must be a non-empty string`);
+  if (!Array.isArray(s.sonames) || s.sonames.length === 0 || !s.sonames.every((x) => typeof x === 'string' && x !== '')) {
+    throw new TypeError(`${where}: spec.sonames must be a non-empty array of library file names`);
+  }
+  if (typeof s.env !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(s.env)) throw new TypeError(`${where}: spec.env must be an environment variable name`);
+  if (env !== undefined && (typeof env !== 'object' || env === null)) throw new TypeError(`${where}: env must be an object of environment variables`);
+}
+
 /**
  * Candidate paths in search order (exported for tests and diagnostics): file paths, or bare sonames for
  * the system loader, each with the rule (`how`) that produced it.
  */
 export function libraryCandidates(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): { path: string; how: string }[] {
+  checkLibrarySpec('libraryCandidates', spec, env);
   return [...candidates(spec, env)];
 }
 
@@ -102,6 +115,7 @@ export function libraryOrigin(lib: object): { path: string; how: string } | unde
  * file that does not exist or does not load (an override that cannot be honoured is never passed over)
  */
 export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LoadedLibrary {
+  checkLibrarySpec('loadLibrary', spec, env);
   const key = `${spec.module}:${spec.sonames.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CudaLibraryError, loadLibrary } from '../support';
+import { Binder, CudaLibraryError, libraryCandidates, loadLibrary } from '../support';
 
 const root = join(__dirname, '..');
 const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/lib64/libcudart.so'].find((p) => existsSync(p));
@@ -32,4 +32,21 @@ withCudart('the driver library overridden with libcudart: a call names the file 
   const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: cudart } });
   expect(r.stdout).toMatch(new RegExp(`^CudaSymbolError: cuInit is not available: ${cudart!.replace(/[.]/g, '\\.')}, which CUDA_TS_DRIVER_LIBRARY names, does not export it: is that libcuda\\.so\\.1\\?`));
   expect(r.stdout).not.toMatch(/driver ≥|upgrade/);
+});
+
+test('loadLibrary, libraryCandidates and the Binder refuse a malformed spec with a TypeError naming the field, before any search', () => {
+  const good = { module: 'runtime', sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY' };
+  for (const [bad, field] of [
+    [undefined, 'spec must be'],
+    [{ ...good, module: '' }, 'spec.module'],
+    [{ ...good, sonames: 'libcudart.so.13' }, 'spec.sonames'],
+    [{ ...good, sonames: [] }, 'spec.sonames'],
+    [{ ...good, env: 42 }, 'spec.env'],
+  ] as const) {
+    expect(() => loadLibrary(bad as never)).toThrow(new RegExp(`^loadLibrary: ${field.replace('.', '\\.')}`));
+    expect(() => libraryCandidates(bad as never)).toThrow(TypeError);
+    expect(() => new Binder(bad as never)).toThrow(new RegExp(`^Binder: ${field.replace('.', '\\.')}`));
+  }
+  expect(() => loadLibrary(good, 5 as never)).toThrow(/^loadLibrary: env must be an object/);
+  expect(() => new Binder({ ...good, cudaVersion: '13.0', cudaVersionNumber: 13000, resolve: 'guess' } as never)).toThrow(/spec\.resolve/);
 });
