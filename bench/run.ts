@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { judge, ratioStats, repetitionWords } from './interleave';
 import { IMPORT_PER_ROUND, IMPORT_ROUNDS, importRoundWords, importTable, importVerdicts, type ImportVerdict } from './import';
 import { importCases, measureImports } from './startup';
-import { stagingTable, stagingVerdicts } from './staging-report';
+import { stagingTable, stagingVerdicts, type StagingVerdict } from './staging-report';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
 
 const T0 = Date.now();
@@ -162,14 +162,8 @@ const ROW_ORDER = [
   'nvrtc_compile_small',
 ];
 
-interface Verdict {
-  target: string;
-  row: string;
-  judged: string;
-  value?: string;
-  verdict: 'PASS' | 'FAIL' | 'SKIP' | 'noisy';
-  why?: string;
-}
+/** A verdict line (one shape for every step's verdicts, the staging report's included). */
+type Verdict = StagingVerdict;
 
 /** First line of a reason, cut to n characters (the JSON keeps it whole). */
 function short(text: string, n: number): string {
