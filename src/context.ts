@@ -7,7 +7,7 @@ import type { CudaError } from '../support';
 import { Resource, assertMayBlock } from './lifecycle';
 import { dropContextCache } from './memory/allocator';
 import { dropStaging } from './memory/staging';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 
 export { ContextUnusableError, STICKY_ERRORS };
@@ -93,7 +93,7 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
   static create(ordinal = 0, flags = 0, options: { smCount?: number } = {}): Context {
     if (!Number.isInteger(flags) || flags < 0 || flags > 0xffffffff) throw new RangeError(`Context.create: flags must be a 32-bit unsigned integer, got ${String(flags)}`);
     if (typeof options !== 'object' || options === null) throw new TypeError(`Context.create: options must be an object, got ${describe(options)}`);
-    for (const k of Object.keys(options)) if (k !== 'smCount') throw new TypeError(`Context.create: unknown option '${k}' (expected smCount)`);
+    checkKeys('Context.create', options, ['smCount']);
     const sm = options.smCount;
     if (sm !== undefined && (typeof sm !== 'number' || !Number.isInteger(sm) || sm < 1 || sm > 0xffffffff)) throw new RangeError(`Context.create: smCount must be a positive integer, got ${describe(sm)}`);
     const dev = deviceHandle(ordinal);

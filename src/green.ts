@@ -5,7 +5,7 @@
 // it keeps the green context alive until everything made in it is gone.
 import * as drv from './driver';
 import { Context, deviceHandle } from './context';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { Stream } from './stream';
 import { Event } from './event';
@@ -58,7 +58,7 @@ export class SmResource {
   split(options: { groups: number; minSmCount: number; ignoreCoscheduling?: boolean }): { groups: SmResource[]; remaining: SmResource } {
     const where = 'SmResource.split';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be { groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
-    for (const k of Object.keys(options)) if (!['groups', 'minSmCount', 'ignoreCoscheduling'].includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected groups, minSmCount, ignoreCoscheduling)`);
+    checkKeys(where, options, ['groups', 'minSmCount', 'ignoreCoscheduling']);
     const { groups, minSmCount, ignoreCoscheduling } = options;
     if (typeof groups !== 'number' || !Number.isInteger(groups) || groups < 1 || groups > 1024) throw new RangeError(`${where}: groups must be an integer from 1 to 1024, got ${describe(groups)}`);
     if (typeof minSmCount !== 'number' || !Number.isInteger(minSmCount) || minSmCount < 1 || minSmCount > 0xffffffff) throw new RangeError(`${where}: minSmCount must be a positive integer, got ${describe(minSmCount)}`);
@@ -186,7 +186,7 @@ export class GreenContext extends Resource {
   createStream(options: GreenStreamOptions = {}): Stream {
     this.check();
     if (typeof options !== 'object' || options === null) throw new TypeError(`GreenContext.createStream: options must be an object, got ${describe(options)}`);
-    for (const k of Object.keys(options)) if (k !== 'priority') throw new TypeError(`GreenContext.createStream: unknown option '${k}' (expected priority)`);
+    checkKeys('GreenContext.createStream', options, ['priority']);
     const p = options.priority ?? 0;
     if (typeof p !== 'number' || !Number.isInteger(p) || Math.abs(p) > 0x7fffffff) throw new RangeError(`GreenContext.createStream: priority must be a 32-bit integer, got ${describe(p)}`);
     drv.call(this.context, 'cuGreenCtxStreamCreate', drv.out64, this.handle, drv.CUstream_flags.CU_STREAM_NON_BLOCKING, p);

@@ -4,7 +4,7 @@
 // replaceAddress() it keeps the new buffer instead.
 import { koffi } from '../support';
 import * as drv from './driver';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { Core, Resource } from './lifecycle';
 import { arg, type StructType, type TypedArg } from './kernel-args';
 import { DeviceBuffer, ownerOf } from './memory/device-buffer';
@@ -120,7 +120,7 @@ interface Encoded {
 
 /** Checks what both encodings share, and the buffer. */
 function common(where: string, o: Record<string, unknown>, keys: readonly string[]): Encoded {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, o, keys);
   if (!(o.buffer instanceof DeviceBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, got ${describe(o.buffer)}`);
   if (typeof o.dtype !== 'string' || !Object.prototype.hasOwnProperty.call(DTYPES, o.dtype)) throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPES).map((k) => `'${k}'`).join(', ')}, got ${describe(o.dtype)}`);
   const [dtype, elem] = DTYPES[o.dtype as TensorMapDataType];

@@ -6,7 +6,7 @@
 import { koffi } from '../support';
 import * as drv from './driver';
 import { Context, contextOf, deviceHandle } from './context';
-import { describe } from './describe';
+import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
 import { isArrayBuffer } from '../support';
 import { DeviceBuffer, ownerOf } from './memory/device-buffer';
@@ -41,7 +41,7 @@ function dim(where: string, name: string, v: unknown, min: number): number {
 function keysOf(where: string, o: unknown, keys: readonly string[]): Record<string, unknown> {
   if (o === undefined) return {};
   if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, o, keys);
   return o as Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import type { Context } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { Brand } from '../brand';
 import { ClosedObjectError } from '../errors';
 import { Core, checkSize, whenNoHostFuncs } from '../lifecycle';
@@ -139,7 +139,7 @@ function endpoint(where: string, name: string, v: unknown, allowHost: boolean): 
 export function optionsObject(where: string, o: unknown, keys: readonly string[]): Record<string, unknown> {
   if (o === undefined) return {};
   if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, o, keys);
   return o as Record<string, unknown>;
 }
 

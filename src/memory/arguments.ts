@@ -2,7 +2,7 @@
 // constructors and raw addresses. Each throws a TypeError or RangeError naming the calling method, before
 // any native call (koffi converts bad numbers silently).
 import { isArrayBuffer, isDataView } from '../../support';
-import { checkKeys, describe } from '../describe';
+import { describe } from '../describe';
 import type { StreamLike } from '../stream';
 
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
@@ -106,10 +106,6 @@ export function elementType<T extends ArrayBufferView>(where: string, ctor: unkn
   return ctor as unknown as TypedArrayConstructor<T>;
 }
 
-/** TypeError for a key of `o` not in `keys`. */
-export function optionKeys(where: string, o: Record<string, unknown>, keys: readonly string[]): void {
-  checkKeys(where, o, keys);
-}
 
 /** A device address given as a number or bigint, checked. @internal */
 export function addressArg(where: string, v: unknown): number {

@@ -3,7 +3,7 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { isArrayBuffer } from '../../support';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { noteUse } from '../graph/capture';
 import type { Resource } from '../lifecycle';
@@ -128,7 +128,7 @@ export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], opti
   if (!Array.isArray(copies)) throw new TypeError(`${where}: copies must be an array of { dst, src, bytes? }, got ${describe(copies)}`);
   if (copies.length === 0) throw new RangeError(`${where}: copies is empty`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-  for (const k of Object.keys(options)) if (k !== 'srcAccessOrder' && k !== 'preferOverlapWithCompute') throw new TypeError(`${where}: unknown option '${k}' (expected srcAccessOrder, preferOverlapWithCompute)`);
+  checkKeys(where, options, ['srcAccessOrder', 'preferOverlapWithCompute']);
   const order = accessOrderArg(`${where}: srcAccessOrder`, options.srcAccessOrder) ?? 'stream';
   const overlap = booleanArg(`${where}: preferOverlapWithCompute`, options.preferOverlapWithCompute) ?? false;
 

@@ -5,13 +5,13 @@
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { ClosedObjectError } from '../errors';
 import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from '../lifecycle';
 import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
-import { addressArg, checkedSize, optionKeys, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
+import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
 import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
 import { stageToDevice, stageToHost, stages } from './staging';
 import type { MemoryPool } from './memory-pool';
@@ -137,7 +137,7 @@ export class DeviceBuffer extends Resource {
     if (typeof byteLength !== 'number' || !Number.isSafeInteger(byteLength) || byteLength < 0) checkedSize('DeviceBuffer.alloc: byteLength', byteLength);
     if (options === undefined) return DeviceBuffer.allocSync(byteLength, Context.current());
     if (typeof options !== 'object' || options === null) throw new TypeError(`DeviceBuffer.alloc: options must be an object, got ${describe(options)}`);
-    optionKeys('DeviceBuffer.alloc', options as Record<string, unknown>, ['stream', 'pool', 'cache', 'context']);
+    checkKeys('DeviceBuffer.alloc', options, ['stream', 'pool', 'cache', 'context']);
     const stream = options.stream instanceof Stream ? options.stream : toStream(options.stream, 'DeviceBuffer.alloc: stream');
     const pool = options.pool;
     if (pool !== undefined && !memoryPoolBrand.has(pool)) throw new TypeError(`DeviceBuffer.alloc: pool must be a MemoryPool, got ${describe(pool)}`);
@@ -183,7 +183,7 @@ export class DeviceBuffer extends Resource {
     const address = addressArg('DeviceBuffer.wrap: pointer', pointer);
     checkedSize('DeviceBuffer.wrap: byteLength', byteLength);
     const o = optionsObject('DeviceBuffer.wrap', options) ?? {};
-    for (const k of Object.keys(o)) if (k !== 'owner' && k !== 'context' && k !== 'hostAccessible') throw new TypeError(`DeviceBuffer.wrap: unknown option '${k}' (expected owner, context, hostAccessible)`);
+    checkKeys('DeviceBuffer.wrap', o, ['owner', 'context', 'hostAccessible']);
     if (address === 0 && byteLength > 0) throw new RangeError(`DeviceBuffer.wrap: a null pointer cannot hold ${byteLength} bytes`);
     if (address + byteLength > Number.MAX_SAFE_INTEGER) throw new RangeError('DeviceBuffer.wrap: pointer + byteLength is past 2**53');
     if (o.hostAccessible !== undefined && typeof o.hostAccessible !== 'boolean') throw new TypeError(`DeviceBuffer.wrap: hostAccessible must be a boolean, got ${describe(o.hostAccessible)}`);

@@ -12,7 +12,7 @@
 //     i64* strides @32 (elements; NULL means C order), u64 byte_offset @40
 import { koffi } from '../../support';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
@@ -148,7 +148,7 @@ export function fromDLPack(address: number | bigint, options: FromDLPackOptions 
   const at = Number(address);
   if (at <= 0 || at > Number.MAX_SAFE_INTEGER) throw new RangeError(`${where}: address must be a non-null pointer, got ${describe(address)}`);
   if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-  for (const k of Object.keys(options)) if (k !== 'context') throw new TypeError(`${where}: unknown option '${k}' (expected context)`);
+  checkKeys(where, options, ['context']);
   const head = new DataView(koffi.view(at, 24));
   const fn = head.getBigUint64(16, true);
   const owner = new ForeignTensor(at, fn);

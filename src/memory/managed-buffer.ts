@@ -2,11 +2,11 @@
 // through array(), from the host; advised (cuMemAdvise) and prefetched (cuMemPrefetchAsync) by range.
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { Core, whenNoHostFuncs } from '../lifecycle';
 import { toStream, type Stream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
-import { checkedSize, optionKeys, optionsObject, rangeCheck } from './arguments';
+import { checkedSize, optionsObject, rangeCheck } from './arguments';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
 import type { MemoryPool } from './memory-pool';
@@ -33,7 +33,7 @@ export class ManagedBuffer extends DeviceBuffer {
   static override alloc(byteLength: number, options: { context?: Context; hostOnlyAttach?: boolean } = {}): ManagedBuffer {
     checkedSize('ManagedBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('ManagedBuffer.alloc', options) ?? {};
-    optionKeys('ManagedBuffer.alloc', o, ['context', 'hostOnlyAttach']);
+    checkKeys('ManagedBuffer.alloc', o, ['context', 'hostOnlyAttach']);
     if (o.hostOnlyAttach !== undefined && typeof o.hostOnlyAttach !== 'boolean') throw new TypeError(`ManagedBuffer.alloc: hostOnlyAttach must be a boolean, got ${describe(o.hostOnlyAttach)}`);
     const ctx = contextOf(o.context, 'ManagedBuffer.alloc: context');
     ctx.check();
@@ -55,7 +55,7 @@ export class ManagedBuffer extends DeviceBuffer {
   /** Bytes [offset, offset + byteLength) of this buffer, checked: the range of advise() and prefetch(). */
   private range(where: string, range: unknown): { address: number; byteLength: number } {
     const o = optionsObject(where, range);
-    if (o !== undefined) for (const k of Object.keys(o)) if (k !== 'offset' && k !== 'byteLength') throw new TypeError(`${where}: unknown option '${k}' (expected offset, byteLength)`);
+    if (o !== undefined) checkKeys(where, o, ['offset', 'byteLength']);
     const offset = checkedSize(`${where}: offset`, o?.offset ?? 0);
     if (offset > this.byteLength) throw new RangeError(`${where}: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
     const n = checkedSize(`${where}: byteLength`, o?.byteLength ?? this.byteLength - offset);

@@ -3,11 +3,11 @@
 // a pool made elsewhere (wrapped, owned only if asked).
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
 import { cachedOnDevice, releaseCachedOnDevice } from './allocator';
-import { checkedSize, optionKeys, optionsObject } from './arguments';
+import { checkedSize, optionsObject } from './arguments';
 import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
@@ -142,7 +142,7 @@ export class MemoryPool extends Resource {
   /** Creates a pool of device memory on `options.device` (cuMemPoolCreate). */
   static create(options: PoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.create', options) ?? {};
-    optionKeys('MemoryPool.create', o, ['device', 'maxSize', 'releaseThreshold', 'context']);
+    checkKeys('MemoryPool.create', o, ['device', 'maxSize', 'releaseThreshold', 'context']);
     MemoryPool.checkSizes('MemoryPool.create', o);
     const ctx = MemoryPool.contextFor('MemoryPool.create', o.device, o.context);
     const location = { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, id: (o.device as number | undefined) ?? ctx.device };
@@ -157,7 +157,7 @@ export class MemoryPool extends Resource {
    */
   static pinned(options: PinnedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.pinned', options) ?? {};
-    optionKeys('MemoryPool.pinned', o, ['numaNode', 'maxSize', 'releaseThreshold', 'accessFrom', 'context']);
+    checkKeys('MemoryPool.pinned', o, ['numaNode', 'maxSize', 'releaseThreshold', 'accessFrom', 'context']);
     MemoryPool.checkSizes('MemoryPool.pinned', o);
     if (o.accessFrom !== undefined && !Array.isArray(o.accessFrom)) throw new TypeError(`MemoryPool.pinned: accessFrom must be an array of device ordinals, got ${describe(o.accessFrom)}`);
     const ctx = contextOf(o.context, 'MemoryPool.pinned: context');
@@ -182,7 +182,7 @@ export class MemoryPool extends Resource {
    */
   static managed(options: ManagedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.managed', options) ?? {};
-    optionKeys('MemoryPool.managed', o, ['preferredLocation', 'maxSize', 'releaseThreshold', 'context']);
+    checkKeys('MemoryPool.managed', o, ['preferredLocation', 'maxSize', 'releaseThreshold', 'context']);
     MemoryPool.checkSizes('MemoryPool.managed', o);
     const ctx = contextOf(o.context, 'MemoryPool.managed: context');
     const location = o.preferredLocation === undefined ? { type: drv.CUmemLocationType.CU_MEM_LOCATION_TYPE_NONE, id: 0 } : encodeLocation('MemoryPool.managed: preferredLocation', o.preferredLocation);
@@ -196,7 +196,7 @@ export class MemoryPool extends Resource {
    */
   static wrap(handle: number | bigint, options: WrapPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.wrap', options) ?? {};
-    optionKeys('MemoryPool.wrap', o, ['owned', 'memoryType', 'context']);
+    checkKeys('MemoryPool.wrap', o, ['owned', 'memoryType', 'context']);
     const h = typeof handle === 'bigint' && handle >= 0n && handle <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(handle) : handle;
     if (typeof h !== 'number' || !Number.isSafeInteger(h) || h <= 0) throw new TypeError(`MemoryPool.wrap: handle must be a non-zero CUmemoryPool handle (number or bigint), got ${describe(handle)}`);
     if (o.owned !== undefined && typeof o.owned !== 'boolean') throw new TypeError(`MemoryPool.wrap: owned must be a boolean, got ${describe(o.owned)}`);

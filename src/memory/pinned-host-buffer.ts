@@ -4,11 +4,11 @@
 import { isArrayBuffer, koffi } from '../../support';
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { Resource, assertMayBlock, whenNoHostFuncs } from '../lifecycle';
 import { toStream } from '../stream';
 import { noteUse } from '../graph/capture';
-import { checkedSize, type CopyOptions, elementType, hostBytes, type HostData, type MemsetOptions, optionKeys, optionsObject, rangeCheck, type TypedArrayConstructor } from './arguments';
+import { checkedSize, type CopyOptions, elementType, hostBytes, type HostData, type MemsetOptions, optionsObject, rangeCheck, type TypedArrayConstructor } from './arguments';
 import { pinnedHostBufferBrand } from './brands';
 import { DeviceBuffer, ownerOf } from './device-buffer';
 
@@ -45,7 +45,7 @@ export class PinnedHostBuffer extends Resource {
   static alloc(byteLength: number, options: PinnedOptions = {}): PinnedHostBuffer {
     checkedSize('PinnedHostBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('PinnedHostBuffer.alloc', options) ?? {};
-    optionKeys('PinnedHostBuffer.alloc', o, ['writeCombined', 'context']);
+    checkKeys('PinnedHostBuffer.alloc', o, ['writeCombined', 'context']);
     if (o.writeCombined !== undefined && typeof o.writeCombined !== 'boolean') throw new TypeError(`PinnedHostBuffer.alloc: writeCombined must be a boolean, got ${describe(o.writeCombined)}`);
     const ctx = contextOf(o.context, 'PinnedHostBuffer.alloc: context');
     ctx.check();

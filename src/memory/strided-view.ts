@@ -2,7 +2,7 @@
 // managed or pinned host memory, like cuda.core's StridedMemoryView. It copies nothing when made; every
 // element it can reach is checked to lie inside the buffer. toArray() gathers it into a C-ordered
 // TypedArray on the host; src/memory/dlpack.ts exchanges it with other libraries as a DLPack tensor.
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from './device-buffer';
 import { ManagedBuffer } from './managed-buffer';
 import { PinnedHostBuffer } from './pinned-host-buffer';
@@ -103,7 +103,7 @@ export class StridedView {
     const where = 'StridedView.of';
     if (!(buffer instanceof DeviceBuffer) && !(buffer instanceof PinnedHostBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, ManagedBuffer or PinnedHostBuffer, got ${describe(buffer)}`);
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { dtype, shape, strides?, byteOffset? }, got ${describe(options)}`);
-    for (const k of Object.keys(options)) if (!['dtype', 'shape', 'strides', 'byteOffset', 'readOnly'].includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected dtype, shape, strides, byteOffset, readOnly)`);
+    checkKeys(where, options, ['dtype', 'shape', 'strides', 'byteOffset', 'readOnly']);
     const dtype = options.dtype;
     if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_SIZES, dtype)) throw new TypeError(`${where}: dtype must be one of ${Object.keys(DTYPE_SIZES).join(', ')}, got ${describe(dtype)}`);
     const shape = integers(`${where}: shape`, options.shape, 0);

@@ -6,7 +6,7 @@
 // (VirtualMemoryResource, vmm.ts, is the growable one-device region built from the same calls.)
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
@@ -42,7 +42,7 @@ function sizeArg(where: string, v: unknown, positive = true): number {
 
 function optionsArg(where: string, v: unknown, keys: readonly string[]): Record<string, unknown> {
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  checkKeys(where, v, keys);
   return v as Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@
 // buffers made from it earlier stay valid. close() unmaps, releases the chunks and frees the range.
 import * as drv from '../driver';
 import { Context, contextOf } from '../context';
-import { describe } from '../describe';
+import { checkKeys, describe } from '../describe';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
@@ -109,7 +109,7 @@ export class VirtualMemoryResource extends Resource {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object with maxSize, got ${describe(options)}`);
     const o = options as unknown as Record<string, unknown>;
     const keys = ['maxSize', 'initialSize', 'device', 'accessFrom', 'granularity', 'context', 'alignment'];
-    for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+    checkKeys(where, o, keys);
     const maxSize = positive(`${where}: maxSize`, o.maxSize);
     if (maxSize === 0) throw new RangeError(`${where}: maxSize must be positive`);
     const initial = positive(`${where}: initialSize`, o.initialSize ?? 0);
