@@ -269,11 +269,16 @@ function release(which: (c: Cache) => boolean): boolean {
   return holders.length > 0;
 }
 
-/** cuMemPoolTrimTo(0) of the device's current pool (where cuMemAllocAsync blocks come from and go back to). */
-function trimDevicePool(ctx: drv.Bindable): void {
+/** The device's current pool (cuDeviceGetMemPool): where cuMemAllocAsync blocks come from and go back to. @internal */
+export function currentPoolHandle(ctx: drv.Bindable): number {
   drv.call(ctx, 'cuDeviceGet', drv.out32, ctx.device);
   drv.call(ctx, 'cuDeviceGetMemPool', drv.out64b, drv.out32[0]);
-  drv.call(ctx, 'cuMemPoolTrimTo', Number(drv.out64b[0]), 0);
+  return Number(drv.out64b[0]);
+}
+
+/** cuMemPoolTrimTo(0) of the device's current pool. */
+function trimDevicePool(ctx: drv.Bindable): void {
+  drv.call(ctx, 'cuMemPoolTrimTo', currentPoolHandle(ctx), 0);
 }
 
 /** The door's out-of-memory relief: every cache, every device. */

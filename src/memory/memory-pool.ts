@@ -6,7 +6,7 @@ import { Context, contextOf } from '../context';
 import { checkKeys, describe } from '../describe';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
-import { cachedOnDevice, releaseCachedOnDevice } from './allocator';
+import { cachedOnDevice, currentPoolHandle, releaseCachedOnDevice } from './allocator';
 import { checkedSize, optionsObject } from './arguments';
 import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
@@ -266,11 +266,7 @@ export class MemoryPool extends Resource {
   trim(minBytesToKeep = 0): void {
     this.assertOpen();
     const keep = checkedSize('MemoryPool.trim: minBytesToKeep', minBytesToKeep);
-    if (cachedOnDevice(this.context.device) > 0) {
-      drv.call(this.context, 'cuDeviceGet', drv.out32, this.context.device);
-      drv.call(this.context, 'cuDeviceGetMemPool', drv.out64b, drv.out32[0]);
-      if (Number(drv.out64b[0]) === this.handle) releaseCachedOnDevice(this.context.device);
-    }
+    if (cachedOnDevice(this.context.device) > 0 && currentPoolHandle(this.context) === this.handle) releaseCachedOnDevice(this.context.device);
     drv.call(this.context, 'cuMemPoolTrimTo', this.handle, keep);
   }
 
