@@ -18,10 +18,10 @@ import { LaunchConfig, configOf, type LaunchConfigInit } from './launch-config';
  * is a Stream or a stream-protocol object; undefined launches on the legacy default stream.
  */
 export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
-  const cfg = config instanceof LaunchConfig ? config : configOf(config, (kernel as { [KERNEL]?: true } | null | undefined)?.[KERNEL] === true ? kernel.launchLabel : 'launch');
   // The Kernel brand on Kernel.prototype (module.ts): as strict as instanceof, one property load, and no
   // run-time import of module.ts (which imports this module for Kernel.launch).
   if ((kernel as { [KERNEL]?: true } | null | undefined)?.[KERNEL] !== true) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
+  const cfg = config instanceof LaunchConfig ? config : configOf(config, kernel.launchLabel);
   const ctx = kernel.check();
   const s = stream instanceof Stream ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
   let h = 0;
