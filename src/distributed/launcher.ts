@@ -119,12 +119,15 @@ function freePort(): Promise<number> {
 }
 
 /**
- * The node arguments that run `script`: TypeScript through tsx's loader, JavaScript as is. A script
- * named like an option (`-x.js`) is passed as `./-x.js`, or node would read it as one.
+ * The runtime's arguments that run `script`: under Node, TypeScript through tsx's loader; under Bun and
+ * Deno (which run TypeScript themselves) and for JavaScript, the script as is. A script named like an
+ * option (`-x.js`) is passed as `./-x.js`, or the runtime would read it as one.
  */
 export function nodeArgsFor(script: string): string[] {
   const path = script.startsWith('-') ? `./${script}` : script;
-  if (/\.(c|m)?ts$/.test(script)) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, path];
+  // Bun and Deno run TypeScript themselves (and neither takes Node's --import of tsx: Bun reads it as a
+  // preload, Deno's Node-flag translation drops the script's arguments after it).
+  if (/\.(c|m)?ts$/.test(script) && !process.versions.bun && !process.versions.deno) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, path];
   return [path];
 }
 
@@ -172,7 +175,7 @@ interface RankEnvironment {
 // (it exited) and "done" lines; at the end of its input without "done" (the launcher died), it stops
 // the groups it still knows.
 const REAPER = `'use strict';
-const grace = Number(process.argv[1]) || 0;
+const grace = Number(process.env.CUDA_TS_REAPER_GRACE_MS) || 0;
 const groups = new Set();
 let done = false;
 let buf = '';
@@ -203,7 +206,9 @@ class Reaper {
 
   constructor(graceMs: number) {
     try {
-      this.child = childProcess().spawn(process.execPath, ['-e', REAPER, String(graceMs)], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+      // the grace travels in the environment: Deno's translation of Node's -e takes no argument after the code
+      const env = { ...process.env, CUDA_TS_REAPER_GRACE_MS: String(graceMs) };
+      this.child = childProcess().spawn(process.execPath, ['-e', REAPER], { detached: true, env, stdio: ['pipe', 'ignore', 'ignore'] });
       this.child.on('error', () => undefined);
       this.child.stdin?.on('error', () => undefined);
       this.child.unref();

@@ -2,20 +2,18 @@
 // processes (NVLink/shared memory, then forced onto the network transport over loopback), a rank killed
 // mid-collective (the others fail within 30 s, the launcher fails, nothing hangs), and GPU memory
 // shared between processes and worker threads (pool IPC, legacy IPC, IPC events). The children run
-// TypeScript through tsx. Cases needing two GPUs skip with their reason on one.
+// TypeScript through tsx (under Bun and Deno through scripts/run-ts.cjs). Cases needing two GPUs skip with their reason on one.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as nccl from '../../generated/13.0/nccl';
 import { Device } from '../../src';
 import { loadLibrary } from '../../support';
-import { describeGpu, noGpuReason } from './gpu-env';
+import { describeGpu, noGpuReason, rankScript, TS_RUNNER } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');
 const RUN = resolve(ROOT, 'bin/cuda-ts-run.js');
 const RANK = resolve(__dirname, 'fixtures/distributed-rank.ts');
 const IPC = resolve(__dirname, 'fixtures/ipc-role.ts');
-const TSX = pathToFileURL(require.resolve('tsx')).href;
 const NETWORK_ONLY = { NCCL_P2P_DISABLE: '1', NCCL_SHM_DISABLE: '1', NCCL_IB_DISABLE: '1', NCCL_SOCKET_IFNAME: 'lo' };
 
 const deviceCount = noGpuReason ? 0 : Device.count();
@@ -75,7 +73,7 @@ describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', 
   const ranks = 2;
   for (const [mode, env] of [['default transports', {}], ['network transport over loopback', NETWORK_ONLY]] as const) {
     test(`all-reduce is correct (${mode})`, async () => {
-      const r = await run([RUN, '--nproc-per-node', String(ranks), RANK, 'allreduce'], env, 180_000);
+      const r = await run([RUN, '--nproc-per-node', String(ranks), ...rankScript(RANK), 'allreduce'], env, 180_000);
       if (r.code !== 0) console.log(`${JSON.stringify(r.lines).slice(-3000)}\n${r.stderr.slice(-4000)}`);
       expect(r.code).toBe(0);
       const rows = r.lines.filter((l) => 'bad' in l).sort((a, b) => (a.rank as number) - (b.rank as number));
@@ -86,7 +84,7 @@ describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', 
   }
 
   test('a rank killed mid-collective: the others error within 30 s, the launcher exits non-zero, nothing hangs', async () => {
-    const r = await run([RUN, '--nproc-per-node', String(ranks), '--kill-grace-ms', '45000', RANK, 'kill'], {}, 120_000);
+    const r = await run([RUN, '--nproc-per-node', String(ranks), '--kill-grace-ms', '45000', ...rankScript(RANK), 'kill'], {}, 120_000);
     console.log(`kill test: launcher exit ${r.code} after ${r.ms} ms; ${JSON.stringify(r.lines)}`);
     expect(r.code).not.toBe(0);
     const survivors = r.lines.filter((l) => 'error' in l);
@@ -103,9 +101,9 @@ describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', 
 describeGpu('GPU memory between processes (IPC)', () => {
   test('producer process → consumer process: pool IPC (descriptor passed over the exporter\'s Unix socket), legacy IPC, IPC event; every element checked', async () => {
     let consumer: Promise<Result> | undefined;
-    const producer = await run(['--import', TSX, IPC, 'producer'], {}, 120_000, (write, line) => {
+    const producer = await run([TS_RUNNER, IPC, 'producer'], {}, 120_000, (write, line) => {
       if (!line.handles) return;
-      consumer = run(['--import', TSX, IPC, 'consumer', JSON.stringify(line.handles)], {}, 60_000);
+      consumer = run([TS_RUNNER, IPC, 'consumer', JSON.stringify(line.handles)], {}, 60_000);
       void consumer.then(() => write('done\n'), () => write('done\n'));
     });
     const c = await consumer!.catch((e: Error) => {
@@ -123,7 +121,7 @@ describeGpu('GPU memory between processes (IPC)', () => {
   }, 200_000);
 
   test('producer starts the consumer with the pool descriptor in its stdio (no pidfd/procfs)', async () => {
-    const r = await run(['--import', TSX, IPC, 'producer', 'spawn'], {}, 120_000);
+    const r = await run([TS_RUNNER, IPC, 'producer', 'spawn'], {}, 120_000);
     if (r.code !== 0) console.log(r.stderr.slice(-3000));
     expect(r.code).toBe(0);
     const [first, second] = r.lines;
@@ -132,7 +130,7 @@ describeGpu('GPU memory between processes (IPC)', () => {
   });
 
   test('across worker threads: handles posted with postMessage, every element checked', async () => {
-    const r = await run(['--import', TSX, IPC, 'threads'], {}, 120_000);
+    const r = await run([TS_RUNNER, IPC, 'threads'], {}, 120_000);
     if (r.code !== 0) console.log(r.stderr.slice(-3000));
     expect(r.code).toBe(0);
     expect(r.lines.at(-1)).toMatchObject({ worker: { via: 'same-process', elements: 16 << 20, bad: 0, badLegacy: 0, eventDone: true }, producerSees: -1 });

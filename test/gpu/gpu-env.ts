@@ -1,4 +1,5 @@
 // GPU suites run only where a CUDA driver and a device answer; elsewhere they skip with one reason.
+import { join } from 'node:path';
 import { loadLibrary } from '../../support';
 import { Device, Program, type CompileOptions, type Module, type ProgramOptions } from '../../src';
 
@@ -15,6 +16,18 @@ function probe(): string | undefined {
   const count = new Int32Array(1);
   lib.func('cuDeviceGetCount', 'int', ['void *'])(count);
   return count[0] > 0 ? undefined : 'no CUDA device';
+}
+
+/**
+ * scripts/run-ts.cjs, which runs a TypeScript file that imports src/ under Node, Bun and Deno alike: child
+ * processes of the suites start `process.execPath` (this suite's runtime) with it, so that the GPU suites
+ * run under each runtime (`bun file.ts` and Deno cannot link the sources themselves: see the runner).
+ */
+export const TS_RUNNER = join(__dirname, '..', '..', 'scripts', 'run-ts.cjs');
+
+/** A rank script for the launcher (cuda-ts-run): under Node as is (the launcher loads tsx), else through the runner. */
+export function rankScript(file: string): string[] {
+  return process.versions.bun || process.versions.deno ? [TS_RUNNER, file] : [file];
 }
 
 /** Why GPU tests cannot run here, or undefined when they can. */

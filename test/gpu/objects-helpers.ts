@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { TS_RUNNER } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -32,11 +33,11 @@ export function rssMiB(): number {
   return Math.round(process.memoryUsage().rss / 2 ** 20);
 }
 
-/** Runs `code` (CommonJS, may `require(ROOT + '/src')`) in `node --expose-gc` with tsx. */
+/** Runs `code` (CommonJS, may `require(ROOT + '/src')`) in this runtime with --expose-gc, through scripts/run-ts.cjs. */
 export function child(code: string): { status: number | null; stdout: string; stderr: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-'));
   const file = join(dir, 'child.js');
   writeFileSync(file, `const cuda = require(${JSON.stringify(join(ROOT, 'src/index.ts'))});\n(async () => {\n${code}\n})().catch((e) => { console.error('CHILD-ERROR', e && e.stack || e); process.exit(3); });\n`);
-  const r = spawnSync(process.execPath, ['--expose-gc', '--require', 'tsx/cjs', file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--expose-gc', TS_RUNNER, file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one go (for a lent GPU machine: few, full calls). Suites run one file at
-# a time (--runInBand): they measure device memory, which suites running beside them would disturb.
+# a time, each in a process of its own: they measure device memory, which suites running beside them would
+# disturb, and a sticky CUDA error or a hang in one file then costs that file alone.
 #   bash test/gpu/run-all.sh [parts...]     parts: suites modules examples bench multigpu (default: all but multigpu)
 # Logs go to $OUT (or ./gpu-logs, git-ignored): doctor.log, suites.log, modules.log, examples.log, bench.log
 # (+ bench.json). Without a GPU it says "no GPU: <why>" and exits 1; it exits 1 when any part fails.
@@ -18,9 +19,9 @@ parts=${*:-suites modules examples bench}
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
 runtime=${CUDA_TS_RUNTIME:-node}
 case $runtime in
-node) rt=(node); suffix='' ;;
-bun) rt=("${BUN:-$(command -v bun || echo /tmp/bun/bun)}"); suffix=-bun ;;
-deno) rt=("${DENO:-$(command -v deno || echo /tmp/deno/deno)}" run --allow-all); suffix=-deno ;;
+node) rt=(node); rt_eval=(node -e); suffix='' ;;
+bun) rt=("${BUN:-$(command -v bun || echo /tmp/bun/bun)}"); rt_eval=("${rt[0]}" -e); suffix=-bun ;;
+deno) rt=("${DENO:-$(command -v deno || echo /tmp/deno/deno)}" run --allow-all); rt_eval=("${rt[0]}" eval); suffix=-deno ;;
 *) echo "CUDA_TS_RUNTIME must be node, bun or deno, not '$runtime'" >&2; exit 2 ;;
 esac
 if ! "${rt[0]}" --version >/dev/null 2>&1; then
@@ -33,7 +34,7 @@ jest=("${rt[@]}" node_modules/jest/bin/jest.js)
 # The GPU count decides (a doctor complaint about something else is shown, not fatal).
 "${rt[@]}" bin/cuda-ts.js doctor >"$out/doctor$suffix.log" 2>&1
 doctor_status=$?
-gpus=$("${rt[@]}" bin/cuda-ts.js doctor --json 2>/dev/null | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { try { console.log(JSON.parse(s).gpus.length); } catch { console.log(0); } });')
+gpus=$("${rt[@]}" bin/cuda-ts.js doctor --json 2>/dev/null | "${rt_eval[@]}" 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { try { console.log(JSON.parse(s).gpus.length); } catch { console.log(0); } });')
 reason=$(grep -m1 -E '^  ERROR: ' "$out/doctor$suffix.log" | sed 's/^  ERROR: //')
 if [ "${gpus:-0}" -eq 0 ]; then
   echo "no GPU: ${reason:-cuda-ts doctor found none} (full report: $out/doctor$suffix.log)" >&2
@@ -61,8 +62,14 @@ run_examples() {
 for part in $parts; do
   case $part in
   suites)
-    "${jest[@]}" --selectProjects gpu --runInBand --testPathIgnorePatterns modules.gpu multigpu.gpu 2>&1 | tail -150 >>"$out/suites$suffix.log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(suites)
+    for file in test/gpu/*.gpu.test.ts; do
+      case $file in *modules.gpu* | *multigpu.gpu*) continue ;; esac
+      log=$(timeout 600 "${jest[@]}" "$file" --selectProjects gpu --forceExit 2>&1)
+      status=$?
+      verdict=$(printf '%s\n' "$log" | grep -E '^Tests:' | tail -1)
+      printf '=== %s: exit %s; %s\n' "$file" "$status" "${verdict:-no summary (crashed or timed out?)}" >>"$out/suites$suffix.log"
+      [ "$status" -eq 0 ] || { printf '%s\n' "$log" | tail -60 >>"$out/suites$suffix.log"; failed+=("suites:$(basename "$file" .gpu.test.ts)"); }
+    done
     ;;
   modules)
     names=$(grep -oP "^  test\('\K[^']+" test/gpu/modules.gpu.test.ts)

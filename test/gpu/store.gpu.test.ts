@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import * as nccl from '../../generated/13.0/nccl';
 import { Device } from '../../src';
 import { loadLibrary } from '../../support';
-import { describeGpu, noGpuReason } from './gpu-env';
+import { describeGpu, noGpuReason, rankScript } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');
 const RUN = resolve(ROOT, 'bin/cuda-ts-run.js');
@@ -48,7 +48,7 @@ function run(args: string[], limitMs: number): Promise<Result> {
 describeGpu('rendezvous store on the GPU path (issue 29)', () => {
   const ranks = noGpuReason ? 1 : Math.min(2, Device.count());
   (noNccl ? test.skip : test)(`${ranks} rank(s): timeoutMs Infinity meets, all-reduce is right, 40,000 barriers pass and leave the store small`, async () => {
-    const r = await run([RUN, '--nproc-per-node', String(ranks), RANK, '40000'], 540_000);
+    const r = await run([RUN, '--nproc-per-node', String(ranks), ...rankScript(RANK), '40000'], 540_000);
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(ranks);
     for (const l of r.lines) expect(l).toMatchObject({ size: ranks, bad: 0, barriers: 40000 });
