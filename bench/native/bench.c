@@ -10,6 +10,19 @@
  *   The PTX is found as: argv[1], else $BENCH_PTX, else kernels.ptx next to the binary, else ./kernels.ptx.
  *   $BENCH_SCALE (default 1) multiplies every loop count (e.g. 0.1 for a smoke run).
  *   $BENCH_DEVICE (default 0) picks the device ordinal.
+ *   $BENCH_ROWS (default: all) a comma-separated list of the rows to run (bench/c-floor.ts runs the
+ *   classic method on three rows only).
+ *
+ * Serve mode (bench/c-floor.ts, the C floor experiment):
+ *   ./bench --serve [--ptx PATH] [--lib libbench.so [--lazy]] [--spin CPU]
+ *   sets up the same state, prints "ready PID", then answers one line per command on stdin:
+ *     "pass ROW OPS PIN" -> "ok NS CPU_BEFORE CPU_AFTER": one pass of ROW (OPS operations) timed with
+ *                          CLOCK_MONOTONIC; PIN >= 0 pins this thread to that CPU first, -1 restores
+ *                          the thread's affinity from start-up (the pinning is not timed);
+ *     "quit"             -> exits 0.
+ *   --lib runs libbench.so's passes (dlopen RTLD_NOW, or RTLD_LAZY with --lazy) instead of this
+ *   program's own, to tell "code in a shared library" from "code in a node process"; --spin starts
+ *   one more thread that spins on CPU (-1: unpinned) for the whole run, as a busy runtime thread would.
  *
  * Output: ONE JSON object on stdout (diagnostics go to stderr):
  *   {"impl":"native-c","meta":{...},
@@ -40,7 +53,10 @@
  */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,8 +223,24 @@ static long scaled(long base, long multiple) {
     return n < multiple ? multiple : n;
 }
 
+/* $BENCH_ROWS unset or empty: every row; else only the rows it lists (comma-separated). */
+static int row_wanted(const char *name) {
+    const char *list = getenv("BENCH_ROWS");
+    if (!list || !*list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 /* bytes_per_op == 0: unit ns per op; otherwise GB/s. */
 static void run_row(const char *name, pass_fn fn, long ops, long warm_ops, size_t bytes_per_op) {
+    if (!row_wanted(name)) return;
     if (nrows >= MAX_ROWS) die("too many rows", name);
     row_t *r = &rows[nrows++];
     r->name = name;
@@ -288,10 +320,7 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
-#ifdef BENCH_SHARED
-/* In-process use (bench/gpu.ts loads libbench.so and times these passes with its own clock, interleaved
- * with the JS implementations): bench_init sets up the same state as main, bench_pass runs one pass of
- * a row by name (returns 0, or -1 for an unknown row; a failing CUDA call exits as in main). */
+/* Every pass by row name: the shared library's bench_pass and the serve mode look rows up here. */
 static const struct { const char *name; pass_fn fn; } PASSES[] = {
     {"cuCtxGetCurrent", pass_ctx_get_current}, {"cuDeviceGetAttribute", pass_device_get_attribute},
     {"launch_0args", pass_launch_0args}, {"launch_4args", pass_launch_4args}, {"launch_16args", pass_launch_16args},
@@ -299,6 +328,42 @@ static const struct { const char *name; pass_fn fn; } PASSES[] = {
     {"alloc_free_async_1MiB", pass_alloc_free_async}, {"h2d_pinned_256MiB", pass_h2d_pinned},
     {"d2h_pinned_256MiB", pass_d2h_pinned}, {"h2d_pageable_256MiB", pass_h2d_pageable}, {"d2h_pageable_256MiB", pass_d2h_pageable},
 };
+static pass_fn find_pass(const char *row) {
+    for (size_t i = 0; i < sizeof(PASSES) / sizeof(PASSES[0]); i++)
+        if (strcmp(PASSES[i].name, row) == 0) return PASSES[i].fn;
+    return NULL;
+}
+
+static long long time_pass(const char *row, long ops) {
+    pass_fn fn = find_pass(row);
+    if (!fn) return -1;
+    uint64_t t0 = now_ns();
+    fn(ops);
+    return (long long)(now_ns() - t0);
+}
+
+/* The calling thread's affinity: one CPU, or (cpu < 0) the mask it had at the first call. */
+static int pin_thread(int cpu) {
+    static cpu_set_t original;
+    static int saved;
+    if (!saved) {
+        if (sched_getaffinity(0, sizeof(original), &original) != 0) return -errno;
+        saved = 1;
+    }
+    cpu_set_t set;
+    if (cpu < 0) set = original;
+    else {
+        if (cpu >= CPU_SETSIZE) return -EINVAL;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+    }
+    return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
+}
+
+#ifdef BENCH_SHARED
+/* In-process use (bench/gpu.ts loads libbench.so and times these passes with its own clock, interleaved
+ * with the JS implementations): bench_init sets up the same state as main, bench_pass runs one pass of
+ * a row by name (returns 0, or -1 for an unknown row; a failing CUDA call exits as in main). */
 static int setup_state(const char *ptx, int ordinal);
 int bench_init(const char *ptx_path, int ordinal) {
     size_t len = 0;
@@ -309,10 +374,17 @@ int bench_init(const char *ptx_path, int ordinal) {
     return r;
 }
 int bench_pass(const char *row, long ops) {
-    for (size_t i = 0; i < sizeof(PASSES) / sizeof(PASSES[0]); i++)
-        if (strcmp(PASSES[i].name, row) == 0) { PASSES[i].fn(ops); return 0; }
-    return -1;
+    pass_fn fn = find_pass(row);
+    if (!fn) return -1;
+    fn(ops);
+    return 0;
 }
+/* One pass of a row timed with CLOCK_MONOTONIC inside C: ns, or -1 for an unknown row. */
+long long bench_time_pass(const char *row, long ops) { return time_pass(row, ops); }
+/* Pins the calling thread to cpu (-1: back to its affinity at the first call): 0 or -errno. */
+int bench_pin_thread(int cpu) { return pin_thread(cpu); }
+/* The CPU the calling thread runs on now (sched_getcpu). */
+int bench_current_cpu(void) { return sched_getcpu(); }
 #endif
 
 /* The state every pass uses: context, stream, module, kernels, buffers, events. */
@@ -359,7 +431,86 @@ __attribute__((unused)) static int setup_state(const char *ptx, int ordinal) {
 }
 
 #ifndef BENCH_SHARED
+/* ---------- serve mode (bench/c-floor.ts) ---------- */
+
+typedef long long (*time_pass_fn)(const char *row, long ops);
+
+static volatile unsigned long spin_counter;
+static void *spin_main(void *arg) {
+    int cpu = (int)(intptr_t)arg;
+    if (cpu >= 0) pin_thread(cpu);
+    for (;;) spin_counter++;
+    return NULL;
+}
+
+/* libbench.so's passes instead of this program's own: its bench_init, then its bench_time_pass. */
+static time_pass_fn open_library(const char *lib, int lazy, const char *ptx_path, int ordinal) {
+    void *h = dlopen(lib, (lazy ? RTLD_LAZY : RTLD_NOW) | RTLD_LOCAL);
+    if (!h) die("dlopen failed", dlerror());
+    int (*init)(const char *, int) = (int (*)(const char *, int))dlsym(h, "bench_init");
+    time_pass_fn tp = (time_pass_fn)dlsym(h, "bench_time_pass");
+    if (!init || !tp) die("libbench.so lacks bench_init/bench_time_pass", lib);
+    if (init(ptx_path, ordinal) != 0) die("bench_init failed", ptx_path);
+    return tp;
+}
+
+/* Answers "pass ROW OPS PIN" / "quit" lines on stdin (see the header comment). */
+static int serve_loop(time_pass_fn tp) {
+    char line[512], row[128];
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    while (fgets(line, sizeof(line), stdin)) {
+        long ops = 0;
+        int pin = -1;
+        if (strncmp(line, "quit", 4) == 0) return 0;
+        if (sscanf(line, "pass %127s %ld %d", row, &ops, &pin) != 3 || ops <= 0) {
+            printf("err bad command\n");
+            fflush(stdout);
+            continue;
+        }
+        int pr = pin_thread(pin);
+        int before = sched_getcpu();
+        long long ns = pr == 0 ? tp(row, ops) : -2;
+        int after = sched_getcpu();
+        if (ns < 0) printf("err %s\n", ns == -1 ? "unknown row" : "cannot pin");
+        else printf("ok %lld %d %d\n", ns, before, after);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static int serve(int argc, char **argv) {
+    const char *ptx_path = NULL, *lib = NULL;
+    int lazy = 0, spin = 0, spin_cpu = -1, ordinal = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--ptx") == 0 && i + 1 < argc) ptx_path = argv[++i];
+        else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) lib = argv[++i];
+        else if (strcmp(argv[i], "--lazy") == 0) lazy = 1;
+        else if (strcmp(argv[i], "--spin") == 0 && i + 1 < argc) { spin = 1; spin_cpu = atoi(argv[++i]); }
+        else die("unknown serve option", argv[i]);
+    }
+    const char *dv = getenv("BENCH_DEVICE");
+    if (dv && *dv) ordinal = atoi(dv);
+    pin_thread(-1); /* remembers the start-up affinity before anything pins */
+    time_pass_fn tp = time_pass;
+    if (lib) {
+        if (!ptx_path) die("--lib needs --ptx", NULL);
+        tp = open_library(lib, lazy, ptx_path, ordinal);
+    } else {
+        char *fake_argv[2] = {argv[0], (char *)ptx_path};
+        char *ptx = load_ptx(ptx_path ? 2 : 1, fake_argv);
+        setup_state(ptx, ordinal);
+        free(ptx);
+    }
+    pthread_t th;
+    if (spin && pthread_create(&th, NULL, spin_main, (void *)(intptr_t)spin_cpu) != 0) die("pthread_create failed", NULL);
+    return serve_loop(tp);
+}
+#endif
+
+#ifndef BENCH_SHARED
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--serve") == 0) return serve(argc, argv);
     const char *sc = getenv("BENCH_SCALE");
     if (sc && *sc) {
         scale = strtod(sc, NULL);

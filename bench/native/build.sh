@@ -24,7 +24,7 @@ command -v "$cc" >/dev/null 2>&1 || die "C compiler '$cc' not found (install gcc
 [ -f "$here/kernels.ptx" ] || die "kernels.ptx not found beside build.sh ($here)"
 
 mkdir -p "$out"
-cflags=(-O2 -std=c11 -Wall -Wextra -I"$cuda_home/include")
+cflags=(-O2 -std=c11 -Wall -Wextra -pthread -I"$cuda_home/include")
 
 # Candidate link specs: each is either "-L<dir>" (then -lcuda) or a full path to a library file.
 cands=()
@@ -47,7 +47,8 @@ trap 'rm -f "$log"' EXIT
 built=""
 for c in "${cands[@]}"; do
   if [[ "$c" == -L* ]]; then link=("$c" -lcuda); else link=("$c"); fi
-  if "$cc" "${cflags[@]}" "$here/bench.c" -o "$out/bench" "${link[@]}" >"$log" 2>&1; then
+  # -ldl: the serve mode's --lib (dlopen of libbench.so, bench/c-floor.ts)
+  if "$cc" "${cflags[@]}" "$here/bench.c" -o "$out/bench" "${link[@]}" -ldl >"$log" 2>&1; then
     built="$c"; break
   fi
   echo "build.sh: link with '$c' failed:" >&2; sed 's/^/  /' "$log" >&2
