@@ -117,7 +117,9 @@ export interface ChartInput {
 /**
  * Chart rows from bench results: for each row measured by a native C implementation (the first of
  * `bases` that has it), every other implementation's median divided by C's. Rows in first-seen order;
- * `import_first_call*` rows (no C counterpart) are left out.
+ * `import_first_call*` rows (no C counterpart) are left out. An implementation measured under another
+ * JavaScript runtime (`cuda-ts-typed-bun`: a name ending in `-<runtime>` where `native-c-inproc-<runtime>`
+ * is among the results) is divided by that runtime's C, measured in its own process (bench/runtime-child.ts).
  * @param results bench/run.ts's `all`
  * @param bases the C implementations, preferred first
  */
@@ -129,18 +131,25 @@ export function chartRowsFrom(results: readonly ChartInput[], bases: readonly st
   };
   const rowNames: string[] = [];
   for (const r of results) for (const k of Object.keys(r.rows ?? {})) if (!rowNames.includes(k)) rowNames.push(k);
+  // C of the same process for `-bun` / `-deno` columns (their suffix names the runtime's C).
+  const ownBase = (impl: string): ChartInput | undefined => {
+    const rt = /-(bun|deno)$/.exec(impl)?.[1];
+    return rt ? results.find((r) => r.impl === `native-c-inproc-${rt}`) : undefined;
+  };
+  const isBase = (impl: string) => bases.includes(impl) || /^native-c-inproc-(bun|deno)$/.test(impl);
   const out: ChartRow[] = [];
   for (const row of rowNames) {
     const base = bases.map((b) => results.find((r) => r.impl === b)).find((r) => r && median(r, row));
-    if (!base) continue;
-    const c = median(base, row)!;
     const ratios: Record<string, number> = {};
     for (const r of results) {
-      if (bases.includes(r.impl)) continue;
+      if (isBase(r.impl)) continue;
+      const own = ownBase(r.impl);
+      const c = own ? median(own, row) : base && median(base, row);
       const m = median(r, row);
-      if (m) ratios[r.impl] = m.median / c.median;
+      if (m && c) ratios[r.impl] = m.median / c.median;
     }
-    if (Object.keys(ratios).length > 0) out.push({ label: row, ratios, ...(c.unit === 'GB/s' ? { higherIsBetter: true } : {}) });
+    const unit = base ? median(base, row)?.unit : undefined;
+    if (Object.keys(ratios).length > 0) out.push({ label: row, ratios, ...(unit === 'GB/s' ? { higherIsBetter: true } : {}) });
   }
   return out;
 }

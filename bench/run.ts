@@ -3,6 +3,8 @@
 //   1. builds the native C baseline (bash bench/native/build.sh) and runs it            -> native-c
 //   2. runs bench/gpu.ts in a child process                                             -> koffi, cuda-ts-raw,
 //                                                                                           cuda-ts-typed, cuda-ts-objects, cuda-ts-startup
+//   2b. runs bench/runtime-child.ts under Bun and under Deno (a CommonJS copy of the tree, each runtime's
+//       own FFI, C's libbench.so in the same child)                                     -> *-bun, *-deno columns
 //   3. runs python3 bench/python/bench_cuda_python.py                                   -> cuda-python, cuda.core, cupy
 //   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
 //   5. runs bench/staging.ts in a child process (pageable copies by size: direct, staged, CuPy) -> its own table
@@ -12,19 +14,22 @@
 // skipped with its reason; it never stops the table.
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
-//      BENCH_SKIP=native,gpu,python,cpu,staging (steps to leave out), PYTHON (default python3),
+//      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging (steps to leave out), BUN, DENO (the
+//      runtimes' binaries; else on PATH, else /tmp/bun/bun, /tmp/deno/deno), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
 //      BENCH_REPS (interleaved repetitions, default 7), BENCH_BLOCKS (sub-blocks per repetition, default 5;
 //      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
 //      and spawns of each case per round, default 3).
 import { chartRowsFrom, ratioChart } from './chart';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judge, ratioStats, repetitionWords } from './interleave';
 import { IMPORT_PER_ROUND, IMPORT_ROUNDS, importRoundWords, importTable, importVerdicts, type ImportVerdict } from './import';
 import { importCases, measureImports } from './startup';
+import { CHILD_RUNTIMES, runtimeTable, runtimeVerdicts } from './runtimes-report';
+import { runtimeGpu, skippedImpls } from './runtimes-gpu';
 import { stagingTable, stagingVerdicts, type StagingVerdict } from './staging-report';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
 
@@ -39,14 +44,14 @@ interface ChildResult {
 }
 
 /** Runs a command; stderr is passed through (progress) and kept; stdout is captured. */
-function runChild(cmd: string, args: string[], timeoutS: number, env: NodeJS.ProcessEnv = process.env): Promise<ChildResult> {
+function runChild(cmd: string, args: string[], timeoutS: number, env: NodeJS.ProcessEnv = process.env, cwd = REPO_ROOT): Promise<ChildResult> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     let stdout = '';
     let stderr = '';
     let child;
     try {
-      child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       resolve({ code: -1, stdout: '', stderr: reason(e), ms: 0 });
       return;
@@ -100,6 +105,11 @@ async function gpu(): Promise<ImplResult[]> {
   const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'gpu.ts'), out], 300, env);
   if (r.code !== 0) throw new Error(`bench/gpu.ts exited ${r.code}: ${tail(r.stderr)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as ImplResult[];
+}
+
+/** libbench.so for the Bun and Deno children: the native step's, else the one bench/gpu.ts built itself. */
+function nativeLibrary(): string | undefined {
+  return [nativeDir && join(nativeDir, 'libbench.so'), join(tmpdir(), 'cuda-ts-bench-inproc', 'libbench.so')].find((p): p is string => !!p && existsSync(p));
 }
 
 async function python(): Promise<ImplResult[]> {
@@ -344,6 +354,10 @@ async function main(): Promise<void> {
   const g = await step('gpu', gpu);
   if (g) all.push(...g);
   else for (const n of ['koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-startup']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.gpu?.skipped ?? 'not run' });
+  for (const rt of CHILD_RUNTIMES) {
+    const r = await step(rt, () => runtimeGpu(rt, runChild, nativeLibrary()));
+    all.push(...(r ?? skippedImpls(rt, steps[rt]?.skipped ?? 'not run')));
+  }
   const p = await step('python', python);
   if (p) all.push(...p.map((r) => ({ ...r, rows: r.rows ?? {}, meta: r.meta ?? {} })));
   else for (const n of ['cuda-python', 'cuda.core', 'cupy']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.python?.skipped ?? 'not run' });
@@ -360,6 +374,12 @@ async function main(): Promise<void> {
     for (const v of imp as ImportVerdict[]) {
       if (v.allowance_ms !== undefined) verdicts.push({ target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`, row: `import_${v.row}`, judged: `${v.row} - koffi per round`, value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`, verdict: v.verdict as Verdict['verdict'] });
     }
+  }
+  {
+    // Node, Bun and Deno, each against C in its own process (issue 26 §2, §3).
+    const rv = runtimeVerdicts(all);
+    verdicts.push(...rv);
+    text += `\n\n${runtimeTable(all)}\n\nJS runtime targets (issue 26 §2, §3; C in the same process):\n${table(['target', 'row', 'judged on', 'value', 'verdict'], rv.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5)}`;
   }
   {
     // Pageable copies (issue 26 §4): the table by size and its verdicts.

@@ -74,19 +74,24 @@ if (cu) {
 process.stdout.write(JSON.stringify(rows));
 `;
 
+/** Where Bun's or Deno's binary is: $BUN / $DENO, else on PATH, else /tmp/bun/bun, /tmp/deno/deno; or why none is. */
+export function findRuntimeBinary(name: 'bun' | 'deno'): { path: string } | { missing: string } {
+  const envName = name.toUpperCase();
+  const env = process.env[envName];
+  const fallback = `/tmp/${name}/${name}`;
+  if (env) return existsSync(env) ? { path: env } : { missing: `${envName}=${env} does not exist` };
+  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  if (r.status === 0 && r.stdout.trim()) return { path: r.stdout.trim() };
+  return existsSync(fallback) ? { path: fallback } : { missing: `${name} not found (set ${envName}, put it on PATH or at ${fallback})` };
+}
+
 /** The runtimes found: name → command prefix. */
 function runtimes(): Record<string, string[]> {
-  const which = (name: string, env: string | undefined, fallback: string): string | undefined => {
-    if (env) return env;
-    const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-    return existsSync(fallback) ? fallback : undefined;
-  };
   const found: Record<string, string[]> = { Node: [process.execPath] };
-  const bun = which('bun', process.env.BUN, '/tmp/bun/bun');
-  if (bun) found.Bun = [bun];
-  const deno = which('deno', process.env.DENO, '/tmp/deno/deno');
-  if (deno) found.Deno = [deno, 'run', '--allow-ffi', '--allow-read', '--allow-env'];
+  const bun = findRuntimeBinary('bun');
+  if ('path' in bun) found.Bun = [bun.path];
+  const deno = findRuntimeBinary('deno');
+  if ('path' in deno) found.Deno = [deno.path, 'run', '--allow-ffi', '--allow-read', '--allow-env'];
   return found;
 }
 
@@ -131,4 +136,4 @@ function main(): void {
   }
 }
 
-main();
+if (require.main === module) main();

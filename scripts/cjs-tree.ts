@@ -4,7 +4,8 @@
 // Deno (bench/runtimes.ts, test/runtimes/smoke.cjs). Transpiles file by file (no type check: a
 // second or two), mirrors the folders, marks the copy `"type": "commonjs"` (Deno reads that) and
 // links the repository's node_modules beside it (koffi).
-//   npx tsx scripts/cjs-tree.ts <outDir> [root…]   (roots default: support src generated/13.0)
+//   npx tsx scripts/cjs-tree.ts <outDir> [root…]   (roots default: support src generated/13.0; a root is a
+//   folder or one .ts file, e.g. bench/runtime-child.ts)
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -13,6 +14,10 @@ const REPO = resolve(__dirname, '..');
 export const DEFAULT_ROOTS = ['support', 'src', 'generated/13.0'];
 
 function* tsFiles(dir: string): Generator<string> {
+  if (!statSync(dir).isDirectory()) {
+    if (dir.endsWith('.ts') && !dir.endsWith('.d.ts')) yield dir;
+    return;
+  }
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* tsFiles(path);
@@ -20,7 +25,7 @@ function* tsFiles(dir: string): Generator<string> {
   }
 }
 
-/** Writes the CommonJS copy of `roots` (folders of the repository) under `outDir`; returns outDir. */
+/** Writes the CommonJS copy of `roots` (folders or .ts files of the repository) under `outDir`; returns outDir. */
 export function buildCjsTree(outDir: string, roots: readonly string[] = DEFAULT_ROOTS): string {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

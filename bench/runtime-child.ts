@@ -1,0 +1,170 @@
+// The interleaved GPU rows under one JavaScript runtime (Bun, Deno; Node works too, for tests): run by
+// bench/runtimes-gpu.ts as `bun|deno <cjs tree>/bench/runtime-child.js` inside the CommonJS copy of the
+// tree (scripts/cjs-tree.ts). C is measured in this same process (bench.c's passes in libbench.so,
+// loaded through the runtime's own FFI: bun:ffi under Bun, Deno.dlopen under Deno, koffi under Node),
+// interleaved with cuda-ts's raw, typed and objects layers, each bound through the runtime's default
+// FFI, so that every ratio is against C in the runtime's own process.
+//
+// Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
+//      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS).
+// Output: one ChildResult (below). A failure before the rows (no driver, no GPU) is `skipped` with its
+// reason and exit code 0; the parent reports it as the runtime's skipped columns.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type MeasuredRow, reason } from './common';
+import { measureInterleaved } from './interleave';
+import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, setup } from './gpu-common';
+import { fresh, rawPasses, typedPasses } from './gpu-passes';
+import { type Any, objectsPasses } from './gpu-objects';
+import { CHILD_ROWS } from './runtimes-report';
+
+/** What a child prints: rows by implementation, or why none were measured. */
+export interface ChildResult {
+  runtime: string;
+  version: string;
+  meta: Record<string, unknown>;
+  rows: Record<string, Record<string, MeasuredRow | { skipped: string }>>;
+  /** Implementation → why it has no passes. */
+  notes: Record<string, string>;
+  skipped?: string;
+}
+
+interface RuntimeGlobals {
+  Bun?: { version?: string };
+  Deno?: { version?: { deno?: string }; dlopen(path: string, symbols: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
+}
+
+function runtimeName(): { runtime: string; version: string } {
+  const g = globalThis as RuntimeGlobals;
+  if (g.Bun || process.versions.bun) return { runtime: 'bun', version: g.Bun?.version ?? String(process.versions.bun) };
+  if (g.Deno) return { runtime: 'deno', version: g.Deno.version?.deno ?? 'unknown' };
+  return { runtime: 'node', version: process.version };
+}
+
+type NativeFns = { init: (ptx: Uint8Array, ordinal: number) => number; pass: (row: Uint8Array, ops: number) => number; how: string };
+
+/** bench_init / bench_pass of libbench.so through the runtime's own FFI. */
+function nativeFunctions(lib: string): NativeFns {
+  const g = globalThis as RuntimeGlobals;
+  if (g.Bun) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
+    const s = dlopen(lib, { bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' } }).symbols;
+    return { init: s.bench_init, pass: s.bench_pass, how: 'bun:ffi dlopen' };
+  }
+  if (g.Deno) {
+    const s = g.Deno.dlopen(lib, { bench_init: { parameters: ['buffer', 'i32'], result: 'i32' }, bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' } }).symbols;
+    return { init: s.bench_init, pass: s.bench_pass, how: 'Deno.dlopen' };
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const koffi = require('koffi') as typeof import('koffi');
+  const so = koffi.load(lib);
+  return { init: so.func('int bench_init(void *ptx, int ordinal)') as never, pass: so.func('int bench_pass(void *row, int64_t ops)') as never, how: 'koffi' };
+}
+
+/** bench.c's passes in this process, or why not. */
+export function nativePasses(rows: string[], meta: Record<string, unknown>): Passes | string {
+  const lib = process.env.BENCH_NATIVE_LIB;
+  if (!lib) return 'BENCH_NATIVE_LIB not set (libbench.so from bench/native/build.sh)';
+  const fns = nativeFunctions(lib);
+  meta.native_c_loaded_by = fns.how;
+  const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
+  const st = fns.init(cstr(findPtx()), Number(process.env.BENCH_DEVICE ?? 0) | 0);
+  if (st !== 0) return `bench_init failed (${st})`;
+  const out: Passes = {};
+  for (const name of rows) {
+    const row = cstr(name);
+    const pass = fns.pass;
+    out[name] = (ops) => {
+      if (pass(row, ops) !== 0) throw new Error(`bench_pass: no row ${name}`);
+    };
+  }
+  return out;
+}
+
+/** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
+function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[] } {
+  const impls: Record<string, Passes> = {};
+  const notes: Record<string, string> = {};
+  const closers: (() => void)[] = [];
+  const attempt = (name: string, make: () => Passes | string) => {
+    try {
+      const p = make();
+      if (typeof p === 'string') notes[name] = p;
+      else impls[name] = p;
+    } catch (e) {
+      notes[name] = reason(e);
+    }
+  };
+  attempt('native-c-inproc', () => nativePasses(rows, meta));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  attempt('cuda-ts-raw', () => fresh(rawPasses)(require('../generated/13.0/driver/raw') as RawApi, S));
+  attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
+  attempt('cuda-ts-objects', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const O = require('../src/index') as Any;
+    const ptx = Buffer.concat([readFileSync(findPtx()), Buffer.from([0])]);
+    const { passes, close } = objectsPasses(O, ptx);
+    closers.push(close);
+    return passes;
+  });
+  return { impls, notes, closers };
+}
+
+/** The rows of `rows`, interleaved over the implementations. */
+function measureRows(impls: Record<string, Passes>, rows: string[]): ChildResult['rows'] {
+  const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
+  const out: ChildResult['rows'] = {};
+  for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
+    if (!rows.includes(name)) continue;
+    const passes: Passes = {};
+    for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
+    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, granule, passes }, reps);
+    for (const [impl, r] of Object.entries(got)) (out[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+  }
+  return out;
+}
+
+/** Measures the rows under this runtime; never throws (a failure is the result's `skipped`). */
+export function runChild(): ChildResult {
+  const { runtime, version } = runtimeName();
+  const result: ChildResult = { runtime, version, meta: {}, rows: {}, notes: {} };
+  const rows = (process.env.BENCH_CHILD_ROWS ?? CHILD_ROWS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  let cu: Driver;
+  let S: State;
+  let cleanup: () => void;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    cu = require('../generated/13.0/driver/index') as Driver;
+    ({ S, meta: result.meta, cleanup } = setup(cu));
+  } catch (e) {
+    result.skipped = `${runtime} ${version}: driver setup failed: ${reason(e)}`;
+    return result;
+  }
+  Object.assign(result.meta, { runtime, version, backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])) });
+  const { impls, notes, closers } = implementations(cu, S, rows, result.meta);
+  result.notes = notes;
+  try {
+    result.rows = measureRows(impls, rows);
+  } catch (e) {
+    result.skipped = `${runtime} ${version}: ${reason(e)}`;
+  }
+  for (const c of [...closers, cleanup]) {
+    try {
+      c();
+    } catch (e) {
+      result.meta.cleanup_error = reason(e);
+    }
+  }
+  return result;
+}
+
+if (require.main === module) {
+  let text: string;
+  try {
+    text = JSON.stringify(runChild());
+  } catch (e) {
+    text = JSON.stringify({ runtime: runtimeName().runtime, version: runtimeName().version, meta: {}, rows: {}, notes: {}, skipped: reason(e) });
+  }
+  if (process.env.BENCH_CHILD_OUT) writeFileSync(process.env.BENCH_CHILD_OUT, text);
+  else process.stdout.write(`${text}\n`);
+}

@@ -1,0 +1,127 @@
+// The Node / Bun / Deno part of `npm run bench` (issue 26 §2, §3): the table of the GPU call and launch rows
+// per JavaScript runtime, each runtime's columns against C measured in that runtime's own process
+// (Node: bench/gpu.ts's interleaved phase, native-c-inproc; Bun and Deno: bench/runtime-child.ts,
+// native-c-inproc-bun / -deno), and the issue's verdicts. Pure: results in, text and verdicts out.
+import { type ImplResult, type MeasuredRow, type Row, fmt, isMeasured, table } from './common';
+import { judge, ratioStats } from './interleave';
+import type { StagingVerdict } from './staging-report';
+
+/** The runtimes of the table; Node's columns are bench/gpu.ts's, the others' come from a child each. */
+export const JS_RUNTIMES = ['node', 'bun', 'deno'] as const;
+export type JsRuntimeName = (typeof JS_RUNTIMES)[number];
+/** The runtimes measured in a child process of their own (bench/runtimes-gpu.ts). */
+export const CHILD_RUNTIMES = ['bun', 'deno'] as const;
+export type ChildRuntime = (typeof CHILD_RUNTIMES)[number];
+
+/** The rows the children measure: bench.c's call and launch rows (the 256 MiB copies stay with bench/gpu.ts). */
+export const CHILD_ROWS = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB'];
+/** A child's implementations, before the runtime's suffix (`cuda-ts-typed` → `cuda-ts-typed-bun`). */
+export const CHILD_IMPLS = ['native-c-inproc', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects'] as const;
+
+/** An implementation's name under a runtime: Node's is the plain name (bench/gpu.ts), the others' carry the runtime. */
+export function runtimeImpl(impl: string, rt: JsRuntimeName): string {
+  return rt === 'node' ? impl : `${impl}-${rt}`;
+}
+
+const TITLE: Record<JsRuntimeName, string> = { node: 'Node', bun: 'Bun', deno: 'Deno' };
+
+type Verdict = StagingVerdict;
+type GetRow = (impl: string, row: string) => Row | undefined;
+
+function lookup(all: readonly ImplResult[]): GetRow {
+  const byImpl = new Map(all.map((r) => [r.impl, r]));
+  return (impl, row) => {
+    const r = byImpl.get(impl);
+    if (!r) return { skipped: 'not run' };
+    if (r.skipped) return { skipped: r.skipped };
+    return r.rows?.[row];
+  };
+}
+
+/** `value` against `base`: per-repetition ratios where both ran interleaved, else the ratio of medians. */
+function ratioOf(value: MeasuredRow, base: MeasuredRow): { median: number; min: number; max: number; interleaved: boolean } {
+  if (value.interleaved && base.interleaved && value.reps.length && base.reps.length) return { ...ratioStats(value.reps, base.reps), interleaved: true };
+  const r = value.median / base.median;
+  return { median: r, min: r, max: r, interleaved: false };
+}
+
+/** First line of a reason, cut to n characters. */
+function short(text: string, n: number): string {
+  const one = text.split(/ tried: |\n/)[0];
+  return one.length <= n ? one : `${one.slice(0, n)}...`;
+}
+
+/** The table: one line per row, per runtime its C and cuda-ts's layers (value and ratio to that runtime's C). */
+export function runtimeTable(all: readonly ImplResult[]): string {
+  const get = lookup(all);
+  const notes = new Map<string, number>();
+  const noteFor = (why: string) => {
+    if (!notes.has(why)) notes.set(why, notes.size + 1);
+    return `skip[${notes.get(why)}]`;
+  };
+  const header = ['row', 'unit'];
+  for (const rt of JS_RUNTIMES) for (const impl of CHILD_IMPLS) header.push(`${TITLE[rt]} ${impl === 'native-c-inproc' ? 'C' : impl.replace('cuda-ts-', '')}`);
+  const lines = CHILD_ROWS.map((row) => {
+    const cells = [row, 'ns'];
+    for (const rt of JS_RUNTIMES) {
+      const c = get(runtimeImpl('native-c-inproc', rt), row);
+      for (const impl of CHILD_IMPLS) {
+        const r = get(runtimeImpl(impl, rt), row);
+        if (r === undefined) cells.push('');
+        else if (!isMeasured(r)) cells.push(noteFor(r.skipped));
+        else if (impl === 'native-c-inproc' || !isMeasured(c)) cells.push(fmt(r.median));
+        else cells.push(`${fmt(r.median)} ${ratioOf(r, c).median.toFixed(2)}x`);
+      }
+    }
+    return cells;
+  });
+  const out = [
+    'Node, Bun and Deno: ns per operation, and the ratio to C measured in the same process (libbench.so, interleaved with the JS columns; Node: koffi by default, Bun: bun:ffi, Deno: Deno.dlopen, each the runtime\'s default FFI):',
+    table(header, lines, 2),
+  ];
+  if (notes.size) {
+    out.push('skipped:');
+    for (const [why, n] of notes) out.push(`  [${n}] ${short(why, 300)}`);
+  }
+  return out.join('\n');
+}
+
+/** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */
+function judgeOne(get: GetRow, target: string, row: string, impl: string, base: string, limit: number): Verdict {
+  const v = get(impl, row);
+  const b = get(base, row);
+  if (!isMeasured(v) || !isMeasured(b)) {
+    const missing = !isMeasured(v) ? [impl, v] as const : [base, b] as const;
+    return { target, row, judged: `${impl} vs ${base}`, verdict: 'SKIP', why: `${missing[0]} has no ${row}${missing[1] && !isMeasured(missing[1]) ? `: ${missing[1].skipped}` : ''}` };
+  }
+  const q = ratioOf(v, b);
+  const verdict = q.interleaved ? judge(q.median, [q.min, q.max], limit, 'lower') : q.median <= limit ? 'PASS' : 'FAIL';
+  const value = q.interleaved ? `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]` : `${q.median.toFixed(3)}x (medians; not interleaved)`;
+  return { target, row, judged: `${impl} vs ${base}`, value, verdict };
+}
+
+/** Several runtimes' verdicts of one target as one: PASS if one passes, else noisy if one is, else FAIL if one fails, else SKIP. */
+export function anyRuntime(target: string, row: string, each: readonly Verdict[]): Verdict {
+  const of = (v: Verdict['verdict']) => each.filter((e) => e.verdict === v);
+  const verdict = (['PASS', 'noisy', 'FAIL'] as const).find((v) => of(v).length) ?? 'SKIP';
+  const judged = each.filter((e) => e.verdict !== 'SKIP').map((e) => e.judged.split(' vs ')[0]).join(', ') || '-';
+  const value = each.filter((e) => e.value).map((e) => `${e.judged.split(' vs ')[0]} ${e.value!.split(' ')[0]}`).join('; ') || undefined;
+  return { target, row, judged, value, verdict, why: verdict === 'SKIP' ? 'no runtime measured it' : undefined };
+}
+
+/**
+ * Issue 26's targets: trivial typed call ≤ 2× C under Bun and under Deno; objects launch (0 and 4 args)
+ * ≤ 1.03× C under at least one runtime (each runtime's line, then the combined one). C: the same process.
+ */
+export function runtimeVerdicts(all: readonly ImplResult[]): Verdict[] {
+  const get = lookup(all);
+  const out: Verdict[] = [];
+  for (const rt of CHILD_RUNTIMES) {
+    for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) out.push(judgeOne(get, `${TITLE[rt]}: trivial call, typed ≤ 2× C (same process)`, row, runtimeImpl('cuda-ts-typed', rt), runtimeImpl('native-c-inproc', rt), 2));
+  }
+  for (const row of ['launch_0args', 'launch_4args']) {
+    const each = JS_RUNTIMES.map((rt) => judgeOne(get, `${TITLE[rt]}: objects launch ≤ 1.03× C (same process)`, row, runtimeImpl('cuda-ts-objects', rt), runtimeImpl('native-c-inproc', rt), 1.03));
+    out.push(...each, anyRuntime('objects launch ≤ 1.03× C under at least one runtime', row, each));
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+// bench/runtimes-report.ts and bench/runtimes-gpu.ts (issue 26 §2, §3): the Node / Bun / Deno table, its
+// verdicts against C of the same process, and the chart's per-runtime base, on fabricated results (no GPU).
+import type { ImplResult, MeasuredRow } from '../bench/common';
+import { chartRowsFrom } from '../bench/chart';
+import { CHILD_IMPLS, anyRuntime, runtimeImpl, runtimeTable, runtimeVerdicts } from '../bench/runtimes-report';
+import { childCommand, childImpls, skippedImpls } from '../bench/runtimes-gpu';
+
+/** An interleaved row whose repetitions are `reps` (ns). */
+const row = (...reps: number[]): MeasuredRow => ({ median: [...reps].sort((a, b) => a - b)[reps.length >> 1], unit: 'ns', n: 1000, reps, interleaved: true });
+const impl = (name: string, rows: Record<string, MeasuredRow>): ImplResult => ({ impl: name, meta: {}, rows });
+
+/** Node, Bun and Deno columns: C 10 ns / 2000 ns; Bun's typed call 1.5× C, Deno's 3×; launches per runtime as given. */
+function results(launch: { node: number[]; bun: number[]; deno: number[] }): ImplResult[] {
+  const out: ImplResult[] = [];
+  for (const rt of ['node', 'bun', 'deno'] as const) {
+    const C = [2000, 2000, 2000];
+    out.push(impl(runtimeImpl('native-c-inproc', rt), { cuCtxGetCurrent: row(10, 10, 10), cuDeviceGetAttribute: row(10, 10, 10), launch_0args: row(...C), launch_4args: row(...C) }));
+    const typed = rt === 'deno' ? 30 : 15;
+    out.push(impl(runtimeImpl('cuda-ts-typed', rt), { cuCtxGetCurrent: row(typed, typed, typed), cuDeviceGetAttribute: row(typed, typed, typed) }));
+    out.push(impl(runtimeImpl('cuda-ts-objects', rt), { launch_0args: row(...launch[rt]), launch_4args: row(...launch[rt]) }));
+  }
+  return out;
+}
+
+describe('runtimeVerdicts', () => {
+  test('trivial typed call ≤ 2× C per child runtime, each against its own process\'s C', () => {
+    const v = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2050], deno: [2100, 2100, 2100] }));
+    const trivial = v.filter((x) => x.target.includes('trivial'));
+    expect(trivial.map((x) => [x.target.split(':')[0], x.row, x.verdict])).toEqual([
+      ['Bun', 'cuCtxGetCurrent', 'PASS'], ['Bun', 'cuDeviceGetAttribute', 'PASS'],
+      ['Deno', 'cuCtxGetCurrent', 'FAIL'], ['Deno', 'cuDeviceGetAttribute', 'FAIL'],
+    ]);
+    expect(trivial[0].judged).toBe('cuda-ts-typed-bun vs native-c-inproc-bun');
+    expect(trivial[0].value).toBe('1.500x [1.500-1.500]');
+  });
+
+  test('objects launch ≤ 1.03× C: one line per runtime, and one "under at least one runtime" that a noisy runtime does not pass', () => {
+    const v = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2080], deno: [2100, 2100, 2100] }));
+    const l0 = v.filter((x) => x.row === 'launch_0args');
+    expect(l0.map((x) => x.verdict)).toEqual(['FAIL', 'noisy', 'FAIL', 'noisy']);
+    expect(l0[3].target).toBe('objects launch ≤ 1.03× C under at least one runtime');
+    const pass = runtimeVerdicts(results({ node: [2200, 2200, 2200], bun: [2000, 2040, 2050], deno: [2100, 2100, 2100] })).filter((x) => x.row === 'launch_4args');
+    expect(pass.map((x) => x.verdict)).toEqual(['FAIL', 'PASS', 'FAIL', 'PASS']);
+    expect(pass[3].judged).toBe('cuda-ts-objects, cuda-ts-objects-bun, cuda-ts-objects-deno');
+  });
+
+  test('a runtime that did not run is SKIP with its reason, never a crash', () => {
+    const all = results({ node: [2000, 2000, 2000], bun: [1, 1, 1], deno: [1, 1, 1] }).filter((r) => !r.impl.endsWith('-bun') && !r.impl.endsWith('-deno'));
+    all.push(...skippedImpls('bun', 'bun not found (set BUN, put it on PATH or at /tmp/bun/bun)'), ...skippedImpls('deno', 'deno 2.9.6: driver setup failed: no GPU'));
+    const v = runtimeVerdicts(all);
+    const bun = v.find((x) => x.target.startsWith('Bun: trivial'))!;
+    expect(bun.verdict).toBe('SKIP');
+    expect(bun.why).toContain('bun not found');
+    expect(v.find((x) => x.target.startsWith('Deno: objects'))!.why).toContain('no GPU');
+    expect(v.filter((x) => x.target.includes('at least one')).map((x) => x.verdict)).toEqual(['PASS', 'PASS']);
+    expect(anyRuntime('t', 'r', v.filter((x) => x.verdict === 'SKIP')).verdict).toBe('SKIP');
+  });
+});
+
+describe('runtimeTable', () => {
+  test('per runtime its C, raw, typed, objects, ratios to that runtime\'s C; skipped runtimes named by reason', () => {
+    const all = results({ node: [2200, 2200, 2200], bun: [2000, 2000, 2000], deno: [2100, 2100, 2100] }).filter((r) => !r.impl.endsWith('-deno'));
+    all.push(...skippedImpls('deno', 'deno not found (set DENO, put it on PATH or at /tmp/deno/deno)'));
+    const text = runtimeTable(all);
+    const header = text.split('\n')[1];
+    for (const col of ['Node C', 'Node typed', 'Bun C', 'Bun objects', 'Deno raw', 'Deno objects']) expect(header).toContain(col);
+    const ctx = text.split('\n').find((l) => l.startsWith('cuCtxGetCurrent'))!;
+    expect(ctx).toContain('15.00 1.50x');
+    const l0 = text.split('\n').find((l) => l.startsWith('launch_0args'))!;
+    expect(l0).toContain('2200 1.10x');
+    expect(l0).toContain('2000 1.00x');
+    expect(l0).toContain('skip[');
+    expect(text).toMatch(/\[\d+\] deno not found/);
+  });
+});
+
+describe('runtimes-gpu', () => {
+  test('a child result becomes the runtime\'s columns; an implementation without passes is skipped with its note', () => {
+    const res = { runtime: 'bun', version: '1.4.5', meta: { native_c_loaded_by: 'bun:ffi dlopen' }, rows: { 'native-c-inproc': { launch_0args: row(1, 2, 3) }, 'cuda-ts-typed': { cuCtxGetCurrent: row(4, 5, 6) } }, notes: { 'cuda-ts-objects': 'Module.fromPTX: no GPU' } };
+    const impls = childImpls('bun', res);
+    expect(impls.map((r) => r.impl)).toEqual(CHILD_IMPLS.map((i) => `${i}-bun`));
+    expect(impls[0].rows.launch_0args).toEqual(row(1, 2, 3));
+    expect(impls[0].meta.how).toBe('bun 1.4.5, same process as C (libbench.so through bun:ffi dlopen)');
+    expect(impls.find((r) => r.impl === 'cuda-ts-objects-bun')!.skipped).toBe('Module.fromPTX: no GPU');
+    expect(impls.find((r) => r.impl === 'cuda-ts-raw-bun')!.skipped).toBe('not measured');
+  });
+
+  test('Deno runs the child with `run` and its permissions, Bun runs it directly', () => {
+    expect(childCommand('deno', '/d/deno', 'x.js')).toEqual(['/d/deno', 'run', '--allow-all', 'x.js']);
+    expect(childCommand('bun', '/b/bun', 'x.js')).toEqual(['/b/bun', 'x.js']);
+  });
+});
+
+describe('chartRowsFrom with runtime columns', () => {
+  test('a -bun / -deno column is divided by C of its own process, and that C draws no bar', () => {
+    const rows = chartRowsFrom(results({ node: [2200, 2200, 2200], bun: [3000, 3000, 3000], deno: [4000, 4000, 4000] }));
+    const l0 = rows.find((r) => r.label === 'launch_0args')!;
+    expect(l0.ratios).toEqual({ 'cuda-ts-objects': 1.1, 'cuda-ts-objects-bun': 1.5, 'cuda-ts-objects-deno': 2 });
+    const bunC = results({ node: [1], bun: [1], deno: [1] }).find((r) => r.impl === 'native-c-inproc-bun')!;
+    bunC.rows.launch_0args = row(1000, 1000, 1000);
+    const halved = chartRowsFrom([...results({ node: [2200, 2200, 2200], bun: [3000, 3000, 3000], deno: [4000, 4000, 4000] }).filter((r) => r.impl !== 'native-c-inproc-bun'), bunC]);
+    expect(halved.find((r) => r.label === 'launch_0args')!.ratios['cuda-ts-objects-bun']).toBe(3);
+  });
+});
