@@ -1,7 +1,7 @@
 // src/memory/host-copy.ts with real helper threads: parts made by helpers and by the calling thread land
 // where they belong (odd sizes, offsets into larger buffers, many rounds in a row), and helpers that cannot
 // load koffi never stop a copy: the calling thread takes their parts back, then stops using helpers.
-import { MAX_COPY_HELPERS, PARALLEL_COPY_MIN_BYTES, copyHelperParts, copyHelpersUnavailable, hostCopy, resetCopyHelpers } from '../src/memory/host-copy';
+import { HELPER_WATCH_MS, MAX_COPY_HELPERS, PARALLEL_COPY_MIN_BYTES, copyHelperParts, copyHelpersUnavailable, hostCopy, resetCopyHelpers, setCopyHelperWatch } from '../src/memory/host-copy';
 
 function noise(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
@@ -64,4 +64,34 @@ test('helpers that cannot load koffi: every copy is still whole, and helpers are
   hostCopy(dst, src, 2);
   expect(Buffer.compare(dst, src)).toBe(0);
   await resetCopyHelpers();
+});
+
+test.each([0, 0.5, 50])('helpers watching %f ms for the next part: back-to-back copies are whole, every part made once', async (watch) => {
+  setCopyHelperWatch(watch); // running helpers read it at their next part
+  const src = noise(4 * PARALLEL_COPY_MIN_BYTES + 4099, 21);
+  // start the helpers, then copy back to back (no pause: what a staged copy's chunks do)
+  for (let round = 0; round < 100 && copyHelperParts().helpers === 0; round++) {
+    hostCopy(new Uint8Array(src.length), src, 3);
+    await sleep(20);
+  }
+  const before = copyHelperParts();
+  for (let round = 0; round < 40; round++) {
+    const into = new Uint8Array(src.length + 9).fill(0xab);
+    const dst = into.subarray(4, 4 + src.length);
+    hostCopy(dst, src, 3);
+    expect(Buffer.compare(dst, src)).toBe(0);
+    expect([into[3], into[4 + src.length]]).toEqual([0xab, 0xab]);
+  }
+  const after = copyHelperParts();
+  // every part of the 40 copies made once, by a helper or taken back
+  expect(after.helpers - before.helpers + after.takenBack - before.takenBack).toBe(40 * 3);
+  expect(copyHelpersUnavailable()).toBeUndefined();
+  setCopyHelperWatch(HELPER_WATCH_MS);
+});
+
+test('the watch is checked', () => {
+  expect(() => setCopyHelperWatch(-1)).toThrow(/setCopyHelperWatch: ms must be from 0 to 1000, got -1/);
+  expect(() => setCopyHelperWatch(NaN)).toThrow(RangeError);
+  expect(() => setCopyHelperWatch('1' as never)).toThrow(RangeError);
+  expect(setCopyHelperWatch(HELPER_WATCH_MS)).toBe(HELPER_WATCH_MS);
 });

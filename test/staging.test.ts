@@ -7,7 +7,7 @@ import koffi from 'koffi';
 import * as drv from '../src/driver';
 import { Context } from '../src/context';
 import { DeviceBuffer, PinnedHostBuffer } from '../src/memory';
-import { configureStaging, dropStaging, stagingFromEnvironment, stagingSettings, stagingStats, trimStaging, STAGING_MIN_BYTES, type StagingSettings } from '../src/memory/staging';
+import { configureStaging, dropStaging, stagingFromEnvironment, stagingSettings, stagingStats, trimStaging, STAGING_DEFAULTS, type StagingSettings } from '../src/memory/staging';
 import { Stream } from '../src/stream';
 import { fakeContext, fakeDriver, out, type FakeFn } from './helpers/fake-driver';
 
@@ -317,6 +317,33 @@ describe('when to stage', () => {
     }
   });
 
+  test.each([
+    ['uploads staged, downloads direct', { upload: { minBytes: 4096 }, download: { minBytes: Infinity } }, true, false],
+    ['downloads staged, uploads direct', { upload: { minBytes: Infinity }, download: { minBytes: 4096 } }, false, true],
+    ['each direction its own threshold', { upload: { minBytes: 6000 }, download: { minBytes: 4096 } }, false, true],
+  ] as const)('per direction: %s', (_what, change, up, down) => {
+    const before = configureStaging(change);
+    try {
+      const buf = DeviceBuffer.alloc(5000, { context: ctx });
+      driver.calls.length = 0;
+      buf.copyFrom(pattern(5000, 6));
+      expect([count('cuMemcpyHtoD'), count('cuMemcpyHtoDAsync')]).toEqual(up ? [0, 5] : [1, 0]);
+      driver.calls.length = 0;
+      expect(buf.copyTo(new Uint8Array(5000))).toEqual(pattern(5000, 6));
+      expect([count('cuMemcpyDtoH'), count('cuMemcpyDtoHAsync')]).toEqual(down ? [0, 5] : [1, 0]);
+      // on a stream too
+      const s = Stream.create({ context: ctx });
+      driver.calls.length = 0;
+      buf.copyFrom(pattern(5000, 8), { stream: s });
+      expect(buf.copyTo(new Uint8Array(5000), { stream: s })).toEqual(pattern(5000, 8));
+      expect([count('cuMemcpyHtoDAsync'), count('cuMemcpyDtoHAsync')]).toEqual([up ? 5 : 1, down ? 5 : 1]);
+      s.close();
+      buf.close();
+    } finally {
+      configureStaging(before);
+    }
+  });
+
   test('Infinity turns staging off; pinned buffers and device buffers never stage', () => {
     const buf = DeviceBuffer.alloc(5000, { context: ctx });
     const before = configureStaging({ minBytes: Infinity });
@@ -358,11 +385,33 @@ describe('when to stage', () => {
     expect(() => configureStaging({ minBytes: 1.5 })).toThrow(RangeError);
     expect(() => configureStaging({ chunk: 4 } as never)).toThrow(/configureStaging: unknown setting 'chunk'/);
     expect(() => configureStaging(null as never)).toThrow(TypeError);
-    expect(stagingSettings()).toEqual({ minBytes: 0, chunkBytes: 1000, maxChunks: 2, hostThreads: 0 });
-    expect(stagingFromEnvironment({})).toEqual({ minBytes: STAGING_MIN_BYTES, chunkBytes: 8 << 20, maxChunks: 2, hostThreads: 0 });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING: '0' }).minBytes).toBe(Infinity);
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ minBytes: 65536, chunkBytes: 4194304, maxChunks: 4, hostThreads: 3 });
-    expect(() => configureStaging({ hostThreads: 9 })).toThrow(/configureStaging: hostThreads must be an integer from 0 to 8, got 9/);
+    const both = (minBytes: number, hostThreads: number) => ({ minBytes, hostThreads });
+    const T = STAGING_DEFAULTS.upload.hostThreads;
+    const U = STAGING_DEFAULTS.download.hostThreads;
+    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2 });
+    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: 8 << 20, maxChunks: 2 });
+    const off = stagingFromEnvironment({ CUDA_TS_STAGING: '0', CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '5' });
+    expect([off.upload.minBytes, off.download.minBytes]).toEqual([Infinity, Infinity]);
+    // the two-direction variables set both; the per-direction ones win over them
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: 8 << 20, maxChunks: 2 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: 8 << 20, maxChunks: 2 });
+    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_THREADS: 'off' })).toThrow(/CUDA_TS_STAGING_UPLOAD_THREADS must be a non-negative integer, got 'off'/);
+    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: '-1' })).toThrow(/CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES must be a non-negative integer or 'off', got '-1'/);
+    expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_THREADS: '9' })).toThrow(/download.hostThreads must be an integer from 0 to 8, got 9/);
+    expect(() => configureStaging({ hostThreads: 9 })).toThrow(/configureStaging: upload.hostThreads must be an integer from 0 to 8, got 9/);
+    expect(() => configureStaging({ download: { minBytes: NaN } })).toThrow(/configureStaging: download.minBytes must be a non-negative integer or Infinity, got NaN/);
+    expect(() => configureStaging({ upload: { min: 1 } as never })).toThrow(/configureStaging: upload: unknown setting 'min' \(expected minBytes, hostThreads\)/);
+    expect(() => configureStaging({ upload: 5 as never })).toThrow(/configureStaging: upload must be an object, got 5/);
+    // a failed change changes nothing; a per-direction change wins over the two-direction one
+    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2 });
+    const before = configureStaging({ minBytes: 7, download: { minBytes: 9 } });
+    try {
+      expect(stagingSettings()).toEqual({ upload: both(7, T), download: both(9, U), chunkBytes: 1000, maxChunks: 2 });
+    } finally {
+      configureStaging(before);
+    }
+    expect(stagingSettings()).toEqual(before);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_CHUNK_BYTES: '8M' })).toThrow(/CUDA_TS_STAGING_CHUNK_BYTES must be a non-negative integer, got '8M'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_CHUNKS: '1' })).toThrow(/maxChunks must be an integer from 2 to 64/);
   });

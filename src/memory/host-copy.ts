@@ -18,13 +18,23 @@ import { koffi } from '../../support';
 export const PARALLEL_COPY_MIN_BYTES = 1 << 20;
 /** Most helper threads. */
 export const MAX_COPY_HELPERS = 8;
+/**
+ * How long a helper keeps watching for the next part after a round, before it sleeps, and how long the
+ * calling thread watches for the helpers' parts to end before it sleeps (ms). A staged copy posts its
+ * next chunk's parts within microseconds to about a chunk's time later (2 MiB parts: ~0.3 ms at 8 GB/s),
+ * while a sleeping thread takes ~10-100 µs to wake: late enough, on a 1-2 MiB part, that the calling
+ * thread may take the part back and the copy runs on fewer threads. The watch ends at this bound, so
+ * idle helpers cost no CPU. Measured against 0 by bench/staging.ts (rows `_nowatch`).
+ */
+export const HELPER_WATCH_MS = 2;
 
 // Shared memory: Int32 slots [0] generation (bumped to wake helpers), [1] done count, [2] set when a
-// helper could not load koffi, then per helper a state at [8 + i] (IDLE, POSTED, CLAIMED) and a failed
-// flag at [16 + i]; Float64 jobs at byte 128: per helper dst, src, bytes.
+// helper could not load koffi, [3] the watch after a part in µs, then per helper a state at [8 + i]
+// (IDLE, POSTED, CLAIMED) and a failed flag at [16 + i]; Float64 jobs at byte 128: per helper dst, src, bytes.
 const GEN = 0;
 const DONE = 1;
 const BROKEN = 2;
+const WATCH = 3;
 const STATE = 8;
 const FAILED = 16;
 const IDLE = 0;
@@ -42,6 +52,8 @@ try { const k = require(workerData.koffi); koffi = typeof k.view === 'function' 
 if (koffi === undefined) { Atomics.store(ctrl, ${BROKEN}, 1); Atomics.notify(ctrl, ${DONE}); }
 let gen = workerData.gen;
 while (koffi !== undefined) {
+  const until = performance.now() + Atomics.load(ctrl, ${WATCH}) / 1000;
+  while (Atomics.load(ctrl, ${GEN}) === gen && performance.now() < until);
   Atomics.wait(ctrl, ${GEN}, gen);
   gen = Atomics.load(ctrl, ${GEN});
   if (Atomics.compareExchange(ctrl, ${STATE} + i, ${POSTED}, ${CLAIMED}) !== ${POSTED}) continue;
@@ -65,6 +77,8 @@ interface Helpers {
 let helpers: Helpers | undefined;
 /** What the helpers require for koffi (a test may name a module that fails to load). */
 let koffiModulePath: string | undefined;
+/** How long helpers and the calling thread watch before sleeping (ms; see HELPER_WATCH_MS). */
+let watchMs = HELPER_WATCH_MS;
 /** Why helpers are not used (they failed once), or undefined. */
 let unavailable: string | undefined;
 /** Parts made by helpers, and parts taken back by the calling thread (for tests and the bench). */
@@ -79,6 +93,7 @@ function helpersFor(count: number): Helpers | undefined {
     const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
     const sab = helpers?.ctrl.buffer ?? new SharedArrayBuffer(128 + 8 * 3 * MAX_COPY_HELPERS);
     const h: Helpers = helpers ?? { workers: [], ctrl: new Int32Array(sab, 0, 32), jobs: new Float64Array(sab, 128, 3 * MAX_COPY_HELPERS) };
+    Atomics.store(h.ctrl, WATCH, Math.round(watchMs * 1000));
     const koffiPath = koffiModulePath ?? require.resolve('koffi');
     while (h.workers.length < count) {
       const w = new Worker(HELPER_SOURCE, { eval: true, workerData: { sab, index: h.workers.length, gen: Atomics.load(h.ctrl, GEN), koffi: koffiPath } });
@@ -142,6 +157,10 @@ function finishParts(h: Helpers, k: number, dst: Uint8Array, src: Uint8Array, pa
     } else claimed++;
   }
   partCounts.helpers += claimed;
+  // The helpers' parts end about when the calling thread's did: watch for them before sleeping (a
+  // wake costs as much as a 1 MiB part).
+  const until = performance.now() + watchMs;
+  while (Atomics.load(h.ctrl, DONE) < claimed && performance.now() < until);
   for (let done = Atomics.load(h.ctrl, DONE); done < claimed; done = Atomics.load(h.ctrl, DONE)) Atomics.wait(h.ctrl, DONE, done);
   for (let i = 0; i < k; i++) {
     if (Atomics.load(h.ctrl, FAILED + i) === 0) continue;
@@ -160,6 +179,15 @@ export function copyHelperParts(): { helpers: number; takenBack: number } {
 /** Why helpers were given up, or undefined while they are in use. @internal */
 export function copyHelpersUnavailable(): string | undefined {
   return unavailable;
+}
+
+/** Sets how long helpers (running ones too) and the calling thread watch before sleeping, in ms (0: never). @internal */
+export function setCopyHelperWatch(ms: number): number {
+  if (typeof ms !== 'number' || !(ms >= 0 && ms <= 1000)) throw new RangeError(`setCopyHelperWatch: ms must be from 0 to 1000, got ${String(ms)}`);
+  const before = watchMs;
+  watchMs = ms;
+  if (helpers !== undefined) Atomics.store(helpers.ctrl, WATCH, Math.round(ms * 1000));
+  return before;
 }
 
 /**

@@ -23,39 +23,60 @@ import * as drv from '../driver';
 import { deferError, hostFuncs } from '../lifecycle';
 import { MAX_COPY_HELPERS, hostCopy } from './host-copy';
 
-/**
- * Pageable copies of at least this many bytes are staged; smaller ones go to the driver directly.
- * Infinity: off by default, because measured on the H200 (bench/staging.ts, 2026-12-01, one run) the
- * driver's own pageable path wins where it matters: device to host 15.8 GB/s direct against 8.6 staged
- * at 256 MiB (staged is slower from 2 MiB up), host to device 7.05 direct against 8.0 staged at 256 MiB
- * with the calling thread alone (crossover 128 MiB), 14.2 with 3 helper threads (CuPy: 9.35 / 17.7).
- * An upload-heavy program can turn it on: CUDA_TS_STAGING_MIN_BYTES=134217728 CUDA_TS_STAGING_THREADS=3
- * (downloads of that size are then staged too, and slower).
- */
-export const STAGING_MIN_BYTES = Infinity;
-/** Bytes per pinned chunk: large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
-export const STAGING_CHUNK_BYTES = 8 << 20;
-/** Pinned chunks a context's pool may hold: one double-buffered pair. */
-export const STAGING_MAX_CHUNKS = 2;
-/**
- * Helper threads for the host side of a staged copy (host-copy.ts); 0: the calling thread alone. To be
- * measured: bench/staging.ts times 256 MiB with 0 to 3 helpers.
- */
-export const STAGING_HOST_THREADS = 0;
-
-/** How pageable copies are staged (see {@link configureStaging}). */
-export interface StagingSettings {
+/** One direction's settings: uploads (host to device) and downloads (device to host) differ on the H200. */
+export interface StagingDirection {
   /** Copies of at least this many bytes are staged (Infinity: never). */
   minBytes: number;
-  /** Bytes per pinned chunk. */
-  chunkBytes: number;
-  /** Most pinned chunks per context (at least 2: a copy uses a pair). */
-  maxChunks: number;
   /** Helper threads that copy between pageable and pinned memory beside the calling thread (0: none; see host-copy.ts). */
   hostThreads: number;
 }
 
-/** The environment variables that override the defaults (read once, at the first staged-size copy). */
+/** How pageable copies are staged (see {@link configureStaging}). */
+export interface StagingSettings {
+  /** Host to device (copyFrom of a typed array). */
+  upload: StagingDirection;
+  /** Device to host (copyTo into a typed array). */
+  download: StagingDirection;
+  /** Bytes per pinned chunk. */
+  chunkBytes: number;
+  /** Most pinned chunks per context (at least 2: a copy uses a pair). */
+  maxChunks: number;
+}
+
+/**
+ * THE DEFAULTS, per direction: the table to edit from `npx tsx bench/staging.ts` on the GPU machine,
+ * which prints the values it recommends in this shape. What they rest on (H200, 2026-12-01, one run,
+ * 256 MiB): uploads direct 7.05 GB/s, staged 8.02 with the calling thread alone (crossover 128 MiB),
+ * 14.2 with 3 helper threads (CuPy 9.35), so uploads are staged from 128 MiB with 3 helpers until the
+ * crossover with helpers is measured; downloads direct 15.8, staged 8.55 alone and 12.2 with 3 helpers
+ * (CuPy 17.7), so downloads go to the driver directly.
+ */
+export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number }> = {
+  upload: { minBytes: 128 << 20, hostThreads: 3 },
+  download: { minBytes: Infinity, hostThreads: 3 },
+  /** Large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
+  chunkBytes: 8 << 20,
+  /** One double-buffered pair. */
+  maxChunks: 2,
+};
+
+/**
+ * A change to the settings (fields left out keep their value): `minBytes` and `hostThreads` at the top
+ * set both directions, `upload` / `download` then set one.
+ */
+export interface StagingChange {
+  minBytes?: number;
+  hostThreads?: number;
+  chunkBytes?: number;
+  maxChunks?: number;
+  upload?: Partial<StagingDirection>;
+  download?: Partial<StagingDirection>;
+}
+
+/**
+ * The environment variables that override the defaults (read once, at the first staged-size copy). The
+ * per-direction ones win over the two-direction ones; a min-bytes variable may be `off` (never staged).
+ */
 export const STAGING_ENV = {
   /** `0` turns staging off (every pageable copy goes to the driver directly). */
   enabled: 'CUDA_TS_STAGING',
@@ -63,60 +84,98 @@ export const STAGING_ENV = {
   chunkBytes: 'CUDA_TS_STAGING_CHUNK_BYTES',
   maxChunks: 'CUDA_TS_STAGING_CHUNKS',
   hostThreads: 'CUDA_TS_STAGING_THREADS',
+  uploadMinBytes: 'CUDA_TS_STAGING_UPLOAD_MIN_BYTES',
+  uploadThreads: 'CUDA_TS_STAGING_UPLOAD_THREADS',
+  downloadMinBytes: 'CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES',
+  downloadThreads: 'CUDA_TS_STAGING_DOWNLOAD_THREADS',
 } as const;
 
 let settings: StagingSettings | undefined;
-const SETTING_KEYS: readonly string[] = ['minBytes', 'chunkBytes', 'maxChunks', 'hostThreads'];
+const CHANGE_KEYS: readonly string[] = ['minBytes', 'hostThreads', 'chunkBytes', 'maxChunks', 'upload', 'download'];
+const DIRECTION_KEYS: readonly string[] = ['minBytes', 'hostThreads'];
+
+function checkDirection(where: string, d: StagingDirection): void {
+  if (typeof d.minBytes !== 'number' || !(d.minBytes === Infinity || (Number.isSafeInteger(d.minBytes) && d.minBytes >= 0))) {
+    throw new RangeError(`${where}.minBytes must be a non-negative integer or Infinity, got ${String(d.minBytes)}`);
+  }
+  if (typeof d.hostThreads !== 'number' || !Number.isSafeInteger(d.hostThreads) || d.hostThreads < 0 || d.hostThreads > MAX_COPY_HELPERS) {
+    throw new RangeError(`${where}.hostThreads must be an integer from 0 to ${MAX_COPY_HELPERS}, got ${String(d.hostThreads)}`);
+  }
+}
 
 function checkSettings(where: string, s: StagingSettings): StagingSettings {
-  if (typeof s.minBytes !== 'number' || !(s.minBytes === Infinity || (Number.isSafeInteger(s.minBytes) && s.minBytes >= 0))) {
-    throw new RangeError(`${where}: minBytes must be a non-negative integer or Infinity, got ${String(s.minBytes)}`);
-  }
+  checkDirection(`${where}: upload`, s.upload);
+  checkDirection(`${where}: download`, s.download);
   if (typeof s.chunkBytes !== 'number' || !Number.isSafeInteger(s.chunkBytes) || s.chunkBytes < 1 || s.chunkBytes > 2 ** 31) {
     throw new RangeError(`${where}: chunkBytes must be an integer from 1 to 2**31, got ${String(s.chunkBytes)}`);
   }
   if (typeof s.maxChunks !== 'number' || !Number.isSafeInteger(s.maxChunks) || s.maxChunks < 2 || s.maxChunks > 64) {
     throw new RangeError(`${where}: maxChunks must be an integer from 2 to 64, got ${String(s.maxChunks)}`);
   }
-  if (typeof s.hostThreads !== 'number' || !Number.isSafeInteger(s.hostThreads) || s.hostThreads < 0 || s.hostThreads > MAX_COPY_HELPERS) {
-    throw new RangeError(`${where}: hostThreads must be an integer from 0 to ${MAX_COPY_HELPERS}, got ${String(s.hostThreads)}`);
-  }
   return s;
+}
+
+/** A copy of `s` (its direction records too). */
+function copyOf(s: StagingSettings): StagingSettings {
+  return { upload: { ...s.upload }, download: { ...s.download }, chunkBytes: s.chunkBytes, maxChunks: s.maxChunks };
 }
 
 /** The defaults with the environment's overrides; a malformed variable is a RangeError naming it. @internal */
 export function stagingFromEnvironment(env: NodeJS.ProcessEnv = process.env): StagingSettings {
-  const num = (name: string, fallback: number): number => {
-    const v = env[name];
+  const num = (name: string, fallback: number, off = false): number => {
+    const v = env[name]?.trim();
     if (v === undefined || v === '') return fallback;
-    if (!/^\d+$/.test(v.trim())) throw new RangeError(`${name} must be a non-negative integer, got '${v}'`);
-    return Number(v.trim());
+    if (off && v === 'off') return Infinity;
+    if (!/^\d+$/.test(v)) throw new RangeError(`${name} must be a non-negative integer${off ? " or 'off'" : ''}, got '${env[name]}'`);
+    return Number(v);
   };
-  const off = env[STAGING_ENV.enabled] === '0';
+  const E = STAGING_ENV;
+  const D = STAGING_DEFAULTS;
+  const threads = num(E.hostThreads, NaN);
+  const both = num(E.minBytes, NaN, true);
+  const direction = (d: StagingDirection, minName: string, threadsName: string): StagingDirection => ({
+    minBytes: env[E.enabled] === '0' ? Infinity : num(minName, Number.isNaN(both) ? d.minBytes : both, true),
+    hostThreads: num(threadsName, Number.isNaN(threads) ? d.hostThreads : threads),
+  });
   return checkSettings('cuda-ts environment (CUDA_TS_STAGING_*)', {
-    minBytes: off ? Infinity : num(STAGING_ENV.minBytes, STAGING_MIN_BYTES),
-    chunkBytes: num(STAGING_ENV.chunkBytes, STAGING_CHUNK_BYTES),
-    maxChunks: num(STAGING_ENV.maxChunks, STAGING_MAX_CHUNKS),
-    hostThreads: num(STAGING_ENV.hostThreads, STAGING_HOST_THREADS),
+    upload: direction(D.upload, E.uploadMinBytes, E.uploadThreads),
+    download: direction(D.download, E.downloadMinBytes, E.downloadThreads),
+    chunkBytes: num(E.chunkBytes, D.chunkBytes),
+    maxChunks: num(E.maxChunks, D.maxChunks),
   });
 }
 
 /** The settings in force. */
 export function stagingSettings(): StagingSettings {
-  return { ...(settings ??= stagingFromEnvironment()) };
+  return copyOf((settings ??= stagingFromEnvironment()));
+}
+
+function checkKeysOf(where: string, o: object, keys: readonly string[]): void {
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown setting '${k}' (expected ${keys.join(', ')})`);
 }
 
 /**
- * Changes how pageable copies are staged (fields left out keep their value) and returns the settings
- * before the change, to restore them. Chunks of another size already pooled are freed when next idle.
- * For benchmarks and tests (minBytes 0 stages every pageable copy; Infinity none). @internal
+ * Changes how pageable copies are staged (see {@link StagingChange}) and returns the settings before
+ * the change, to restore them (a StagingSettings is a change too). Chunks of another size already
+ * pooled are freed when next idle. For benchmarks and tests (minBytes 0 stages every pageable copy;
+ * Infinity none). @internal
  */
-export function configureStaging(change: Partial<StagingSettings>): StagingSettings {
+export function configureStaging(change: StagingChange): StagingSettings {
   if (typeof change !== 'object' || change === null) throw new TypeError(`configureStaging: expected an object, got ${String(change)}`);
-  for (const k of Object.keys(change)) if (!SETTING_KEYS.includes(k)) throw new TypeError(`configureStaging: unknown setting '${k}' (expected ${SETTING_KEYS.join(', ')})`);
+  checkKeysOf('configureStaging', change, CHANGE_KEYS);
   const before = stagingSettings();
-  const next = { ...before };
-  for (const [k, v] of Object.entries(change) as [keyof StagingSettings, number | undefined][]) if (v !== undefined) next[k] = v;
+  const next = copyOf(before);
+  for (const dir of ['upload', 'download'] as const) {
+    const own = change[dir];
+    if (own !== undefined && (typeof own !== 'object' || own === null)) throw new TypeError(`configureStaging: ${dir} must be an object, got ${String(own)}`);
+    if (own !== undefined) checkKeysOf(`configureStaging: ${dir}`, own, DIRECTION_KEYS);
+    for (const k of ['minBytes', 'hostThreads'] as const) {
+      const v = own?.[k] ?? change[k];
+      if (v !== undefined) next[dir][k] = v;
+    }
+  }
+  if (change.chunkBytes !== undefined) next.chunkBytes = change.chunkBytes;
+  if (change.maxChunks !== undefined) next.maxChunks = change.maxChunks;
   settings = checkSettings('configureStaging', next);
   return before;
 }
@@ -302,21 +361,28 @@ function recover(ctx: drv.Bindable, h: number, c: Chunk): void {
 // The copies
 // ---------------------------------------------------------------------------------------------
 
-/** True when a pageable copy of `n` bytes of `host` should be staged (large enough, memory the driver does not know). */
-export function stages(n: number, host: ArrayBufferView | ArrayBuffer): boolean {
+/**
+ * True when a pageable copy of `n` bytes of `host` should be staged (large enough, memory the driver
+ * does not know), in `direction`; without one, in either (stageToDevice / stageToHost then decline a
+ * copy below their own direction's minBytes).
+ */
+export function stages(n: number, host: ArrayBufferView | ArrayBuffer, direction?: 'upload' | 'download'): boolean {
   const s = settings ?? stagingSettings();
-  if (n < s.minBytes || n === 0) return false;
+  const min = direction === undefined ? Math.min(s.upload.minBytes, s.download.minBytes) : s[direction].minBytes;
+  if (n < min || n === 0) return false;
   const address = addressOfBytes(bytesOf(host, n));
   return address !== undefined && pageable(address);
 }
 
 /**
  * Copies `n` bytes of pageable `host` to device address `dst` on stream `h` of `ctx` (0: the default
- * stream, done on return), staged. False when no pinned chunks could be had (nothing was copied: copy
- * directly). The caller checked the arguments and that `h` is not capturing.
+ * stream, done on return), staged. False when uploads of `n` bytes are not staged or no pinned chunks
+ * could be had (nothing was copied: copy directly). The caller checked the arguments and that `h` is
+ * not capturing.
  */
 export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: ArrayBufferView | ArrayBuffer, n: number): boolean {
   const s = settings ?? stagingSettings();
+  if (n < s.upload.minBytes) return false;
   const pair = leasePair(ctx, s);
   if (pair === undefined) return false;
   const src = bytesOf(host, n);
@@ -327,7 +393,7 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
       const c = pair[k];
       const len = Math.min(size, n - off);
       settle(ctx, c); // its previous DMA (chunk k-2, or an earlier copy's) has read it
-      hostCopy(len === size ? c.view : c.view.subarray(0, len), len === n ? src : src.subarray(off, off + len), s.hostThreads);
+      hostCopy(len === size ? c.view : c.view.subarray(0, len), len === n ? src : src.subarray(off, off + len), s.upload.hostThreads);
       drv.callOnStream(ctx, h, 'cuMemcpyHtoDAsync', dst + off, c.ptr, len, h);
       untracked = c;
       record(ctx, h, c);
@@ -351,11 +417,13 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
 
 /**
  * Copies `n` bytes from device address `src` into pageable `host` on stream `h` of `ctx` (0: the
- * default stream), staged; done when it returns. False when no pinned chunks could be had (nothing
- * was copied: copy directly). The caller checked the arguments and that `h` is not capturing.
+ * default stream), staged; done when it returns. False when downloads of `n` bytes are not staged or
+ * no pinned chunks could be had (nothing was copied: copy directly). The caller checked the arguments
+ * and that `h` is not capturing.
  */
 export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView | ArrayBuffer, src: number, n: number): boolean {
   const s = settings ?? stagingSettings();
+  if (n < s.download.minBytes) return false;
   const pair = leasePair(ctx, s);
   if (pair === undefined) return false;
   const dst = bytesOf(host, n);
@@ -380,7 +448,7 @@ export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView 
       const off = k * size;
       const len = Math.min(size, n - off);
       settle(ctx, c);
-      hostCopy(dst.subarray(off, off + len), len === size ? c.view : c.view.subarray(0, len), s.hostThreads);
+      hostCopy(dst.subarray(off, off + len), len === size ? c.view : c.view.subarray(0, len), s.download.hostThreads);
     }
   } catch (e) {
     if (untracked !== undefined) recover(ctx, h, untracked);
