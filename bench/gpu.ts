@@ -66,7 +66,7 @@ function driverSetup(results: ImplResult[]): DriverSetup {
     ({ S, meta, cleanup } = setup(cu));
     log(`device ${meta.device} (sm ${meta.compute_capability}), driver ${meta.driver_version}, cuda-ts loaded as ${LOADER}`);
   } catch (e) {
-    skipAll(['koffi', 'cuda-ts-raw', 'cuda-ts-typed'], `setup failed: ${reason(e)}`);
+    skipAll(['koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'native-c-inproc'], `setup failed: ${reason(e)}`);
   }
   return { cu, S, meta, cleanup, ptx };
 }

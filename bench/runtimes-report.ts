@@ -79,11 +79,24 @@ export function runtimeTable(all: readonly ImplResult[]): string {
     'Node, Bun and Deno: ns per operation, and the ratio to C measured in the same process (libbench.so, interleaved with the JS columns; Node: koffi by default, Bun: bun:ffi, Deno: Deno.dlopen, each the runtime\'s default FFI):',
     table(header, lines, 2),
   ];
+  out.push(...howLines(all));
   if (notes.size) {
     out.push('skipped:');
     for (const [why, n] of notes) out.push(`  [${n}] ${short(why, 300)}`);
   }
   return out.join('\n');
+}
+
+/** Per child runtime that ran: its version, the FFI each timed driver function was bound through, and how C was loaded. */
+function howLines(all: readonly ImplResult[]): string[] {
+  const lines: string[] = [];
+  for (const rt of CHILD_RUNTIMES) {
+    const meta = all.find((r) => r.impl === runtimeImpl('cuda-ts-typed', rt) && !r.skipped)?.meta;
+    if (!meta) continue;
+    const backends = Object.entries((meta.backends ?? {}) as Record<string, { backend?: string; reason?: string }>).map(([fn, b]) => `${fn} via ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`);
+    lines.push(`  ${TITLE[rt]} ${String(meta.version ?? '?')}: ${backends.join(', ') || 'backends not reported'}; C loaded by ${String(meta.native_c_loaded_by ?? '?')}`);
+  }
+  return lines;
 }
 
 /** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */

@@ -1,9 +1,11 @@
 // bench/runtimes-report.ts and bench/runtimes-gpu.ts (issue 26 §2, §3): the Node / Bun / Deno table, its
 // verdicts against C of the same process, and the chart's per-runtime base, on fabricated results (no GPU).
+import { spawnSync } from 'node:child_process';
 import type { ImplResult, MeasuredRow } from '../bench/common';
+import { findRuntimeBinary } from '../bench/runtimes';
 import { chartRowsFrom } from '../bench/chart';
 import { CHILD_IMPLS, anyRuntime, runtimeImpl, runtimeTable, runtimeVerdicts } from '../bench/runtimes-report';
-import { childCommand, childImpls, skippedImpls } from '../bench/runtimes-gpu';
+import { type Spawn, childCommand, childImpls, runtimeGpu, skippedImpls } from '../bench/runtimes-gpu';
 
 /** An interleaved row whose repetitions are `reps` (ns). */
 const row = (...reps: number[]): MeasuredRow => ({ median: [...reps].sort((a, b) => a - b)[reps.length >> 1], unit: 'ns', n: 1000, reps, interleaved: true });
@@ -72,6 +74,12 @@ describe('runtimeTable', () => {
     expect(l0).toContain('skip[');
     expect(text).toMatch(/\[\d+\] deno not found/);
   });
+
+  test('says which FFI each child runtime bound the timed functions through and how it loaded C', () => {
+    const all = results({ node: [1], bun: [1], deno: [1] });
+    all.find((r) => r.impl === 'cuda-ts-typed-bun')!.meta = { version: '1.4.5', backends: { cuCtxGetCurrent: { backend: 'bun' }, cuLaunchKernel: { backend: 'koffi', reason: 'too many arguments' } }, native_c_loaded_by: 'bun:ffi dlopen' };
+    expect(runtimeTable(all)).toContain('  Bun 1.4.5: cuCtxGetCurrent via bun, cuLaunchKernel via koffi (too many arguments); C loaded by bun:ffi dlopen');
+  });
 });
 
 describe('runtimes-gpu', () => {
@@ -101,4 +109,19 @@ describe('chartRowsFrom with runtime columns', () => {
     const halved = chartRowsFrom([...results({ node: [2200, 2200, 2200], bun: [3000, 3000, 3000], deno: [4000, 4000, 4000] }).filter((r) => r.impl !== 'native-c-inproc-bun'), bunC]);
     expect(halved.find((r) => r.label === 'launch_0args')!.ratios['cuda-ts-objects-bun']).toBe(3);
   });
+});
+
+describe('the Bun and Deno children, without a driver', () => {
+  // The real path of npm run bench: the CommonJS copy of the tree, bench/runtime-child.js under the
+  // runtime, its result file. A driver library that does not exist makes setup fail on any machine.
+  const spawn: Spawn = (cmd, args, timeoutS, env, cwd) => {
+    const r = spawnSync(cmd, args, { env: { ...env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' }, cwd, encoding: 'utf8', timeout: timeoutS * 1000 });
+    return Promise.resolve({ code: r.status, stdout: r.stdout, stderr: r.stderr });
+  };
+  for (const rt of ['bun', 'deno'] as const) {
+    const found = 'path' in findRuntimeBinary(rt);
+    (found ? test : test.skip)(`${rt}: the child loads the tree and reports driver setup's failure as the reason, no crash`, async () => {
+      await expect(runtimeGpu(rt, spawn, undefined)).rejects.toThrow(new RegExp(`^${rt} [0-9.]+: driver setup failed: .*CUDA_TS_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 names no file`));
+    }, 120_000);
+  }
 });
