@@ -1,6 +1,7 @@
 // src/memory/host-copy.ts with real helper threads: parts made by helpers and by the calling thread land
 // where they belong (odd sizes, offsets into larger buffers, many rounds in a row), and helpers that cannot
 // load koffi never stop a copy: the calling thread takes their parts back, then stops using helpers.
+import { availableParallelism } from 'node:os';
 import { HELPER_WATCH_MS, MAX_COPY_HELPERS, PARALLEL_COPY_MIN_BYTES, copyHelperParts, copyHelpersUnavailable, hostCopy, resetCopyHelpers, setCopyHelperWatch } from '../src/memory/host-copy';
 
 function noise(n: number, seed: number): Uint8Array {
@@ -83,10 +84,20 @@ test.each([0, 0.5, 50])('helpers watching %f ms for the next part: back-to-back 
     expect([into[3], into[4 + src.length]]).toEqual([0xab, 0xab]);
   }
   const after = copyHelperParts();
-  // every part of the 40 copies made once, by a helper or taken back
-  expect(after.helpers - before.helpers + after.takenBack - before.takenBack).toBe(40 * 3);
+  // every part of the 40 copies made once, by a helper or taken back; helpers never outnumber the other cores
+  expect(after.helpers - before.helpers + after.takenBack - before.takenBack).toBe(40 * Math.min(3, availableParallelism() - 1));
   expect(copyHelpersUnavailable()).toBeUndefined();
   setCopyHelperWatch(HELPER_WATCH_MS);
+});
+
+test('helpers never outnumber the other cores, whatever is asked', () => {
+  const src = noise(3 * PARALLEL_COPY_MIN_BYTES, 5);
+  const before = copyHelperParts();
+  const dst = new Uint8Array(src.length);
+  hostCopy(dst, src, MAX_COPY_HELPERS);
+  expect(Buffer.compare(dst, src)).toBe(0);
+  const after = copyHelperParts();
+  expect(after.helpers - before.helpers + after.takenBack - before.takenBack).toBe(Math.min(MAX_COPY_HELPERS, availableParallelism() - 1));
 });
 
 test('the watch is checked', () => {

@@ -11,8 +11,25 @@
 // no helper touches the arrays once the copy returned. A helper whose copy threw marks its part failed
 // and the calling thread makes it again. Memory a part touches cannot go away meanwhile: the calling
 // thread holds both arrays.
+import { availableParallelism } from 'node:os';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { koffi } from '../../support';
+
+/**
+ * Helpers beside the calling thread never outnumber the other cores: a helper waiting for a core, or
+ * watching (HELPER_WATCH_MS) on one another thread needs, slows the copy it was meant to speed up.
+ */
+let coreCap: number | undefined;
+function helpersAllowed(): number {
+  if (coreCap === undefined) {
+    try {
+      coreCap = Math.max(0, availableParallelism() - 1);
+    } catch {
+      coreCap = 0;
+    }
+  }
+  return coreCap;
+}
 
 /** Below this many bytes a copy is made by the calling thread alone (waking helpers costs ~10-50 µs). */
 export const PARALLEL_COPY_MIN_BYTES = 1 << 20;
@@ -111,11 +128,12 @@ function helpersFor(count: number): Helpers | undefined {
 
 /**
  * Copies `src` into `dst` (same length), with up to `threads` helper threads beside the calling thread
- * when the copy is large enough; done when it returns.
+ * (at most one fewer than the cores) when the copy is large enough; done when it returns.
  */
 export function hostCopy(dst: Uint8Array, src: Uint8Array, threads: number): void {
   const n = src.length;
-  const h = threads > 0 && n >= PARALLEL_COPY_MIN_BYTES ? helpersFor(Math.min(threads, MAX_COPY_HELPERS)) : undefined;
+  threads = Math.min(threads, MAX_COPY_HELPERS, helpersAllowed());
+  const h = threads > 0 && n >= PARALLEL_COPY_MIN_BYTES ? helpersFor(threads) : undefined;
   if (h === undefined) {
     dst.set(src);
     return;
