@@ -4,7 +4,7 @@
 // main table ≥ CuPy's.
 import { type ImplResult, type MeasuredRow, fmt, isMeasured, table } from './common';
 import { judge, ratioStats } from './interleave';
-import { CHUNK_SWEEP, STAGING_SIZES, THREAD_SWEEP, crossover, sizeLabel } from './staging';
+import { CHUNK_SWEEP, STAGING_MARGIN, STAGING_SIZES, THREAD_SWEEP, sizeLabel } from './staging';
 
 /** A verdict line (the shape of bench/run.ts's). */
 export interface StagingVerdict {
@@ -24,7 +24,7 @@ function rowOf(r: ImplResult | undefined, name: string): Cell {
 }
 
 function bytesLabel(n: number | null | undefined): string {
-  return n === undefined || n === null ? 'none (staged never at least as fast up to 256 MiB)' : sizeLabel(n);
+  return n === undefined || n === null ? 'none (staged never enough faster up to 256 MiB)' : sizeLabel(n);
 }
 
 /** staged/direct per repetition at `name` (interleaved), as "1.62x [1.55-1.70]". */
@@ -34,54 +34,60 @@ function speedup(d: Cell, s: Cell): string {
   return `${q.median.toFixed(2)}x [${q.min.toFixed(2)}-${q.max.toFixed(2)}]`;
 }
 
-/** The table of sizes and the crossover lines. */
-export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult | undefined): string {
-  if (!staging || staging.skipped) return `pageable copies by size: skipped (${staging?.skipped ?? 'not run'})`;
+type Meta = {
+  crossover?: { h2d: number | null; d2h: number | null };
+  settings?: { upload?: { minBytes: number; hostThreads: number }; download?: { minBytes: number; hostThreads: number }; chunkBytes: number; maxChunks: number };
+  recommended?: { upload: { hostThreads: number }; download: { hostThreads: number } };
+  recommendedLiteral?: string;
+  takenBackPercent?: Record<string, number>;
+  host?: Record<string, unknown>;
+};
+
+/** One direction's table: a line per size, direct, staged with each thread count, staged/direct (recommended threads), CuPy. */
+function directionTable(staging: ImplResult, cupy: ImplResult | undefined, dir: 'h2d' | 'd2h'): string {
   const lines = STAGING_SIZES.map((size) => {
     const l = sizeLabel(size);
-    const cells: string[] = [l];
-    for (const dir of ['h2d', 'd2h']) {
-      const d = rowOf(staging, `${dir}_${l}_direct`);
-      const s = rowOf(staging, `${dir}_${l}_staged`);
-      cells.push(fmt(d?.median), fmt(s?.median), speedup(d, s), fmt(rowOf(cupy, `${dir}_${l}`)?.median));
-    }
-    return cells;
+    const d = rowOf(staging, `${dir}_${l}_direct`);
+    const t = THREAD_SWEEP.map((n) => fmt(rowOf(staging, `${dir}_${l}_staged_t${n}`)?.median));
+    return [l, fmt(d?.median), ...t, speedup(d, rowOf(staging, `${dir}_${l}_staged`)), fmt(rowOf(cupy, `${dir}_${l}`)?.median)];
   });
-  const sync = ['h2d', 'd2h'].map((dir) => {
-    const d = rowOf(staging, `${dir}_256MiB_sync_direct`);
-    const s = rowOf(staging, `${dir}_256MiB_sync_staged`);
-    return `${dir.toUpperCase()} ${fmt(d?.median)} → ${fmt(s?.median)} GB/s (${speedup(d, s)})`;
-  });
-  const meta = staging.meta as {
-    crossover?: { h2d: number | null; d2h: number | null };
-    settings?: { minBytes: number; chunkBytes: number; maxChunks: number };
-    bestChunk?: { h2d: number | null; d2h: number | null };
-    bestThreads?: { h2d: number | null; d2h: number | null };
-  };
-  const threads = ['h2d', 'd2h'].map((dir) => {
-    const cells = THREAD_SWEEP.map((t) => `${t} ${fmt(rowOf(staging, `${dir}_256MiB_staged_threads${t}`)?.median)}`);
-    const best = meta.bestThreads?.[dir as 'h2d' | 'd2h'];
-    return `${dir.toUpperCase()} ${cells.join(', ')} (fastest: ${best ?? '-'})`;
-  });
-  const sweep = ['h2d', 'd2h'].map((dir) => {
-    const cells = CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_staged_chunk${sizeLabel(c)}`)?.median)}`);
-    const best = meta.bestChunk?.[dir as 'h2d' | 'd2h'];
-    return `${dir.toUpperCase()} ${cells.join(', ')} (fastest: ${best ? sizeLabel(best) : '-'})`;
-  });
+  return table(['size', 'direct', ...THREAD_SWEEP.map((n) => `staged t${n}`), 'staged/direct', 'CuPy'], lines);
+}
+
+/** A pair of rows as "direct → staged GB/s (ratio)". */
+function pairLine(staging: ImplResult, name: string): string {
+  const d = rowOf(staging, `${name}_direct`);
+  const s = rowOf(staging, `${name}_staged`);
+  return `${fmt(d?.median)} → ${fmt(s?.median)} GB/s (${speedup(d, s)})`;
+}
+
+/** The lines under the tables: chunk sizes, host copies, sync/fresh, diagnostics, crossover and recommendation. */
+function detailLines(staging: ImplResult, meta: Meta): string[] {
+  const threadsOf = (dir: 'h2d' | 'd2h') => meta.recommended?.[dir === 'h2d' ? 'upload' : 'download'].hostThreads;
+  const chunks = ['h2d', 'd2h'].map((dir) => `${dir.toUpperCase()} (t${threadsOf(dir as 'h2d') ?? '-'}) ${CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_chunk${sizeLabel(c)}`)?.median)}`).join(', ')}, helpers not watching ${fmt(rowOf(staging, `${dir}_256MiB_nowatch`)?.median)}`);
+  const hc = (what: string) => THREAD_SWEEP.map((t) => `t${t} ${fmt(rowOf(staging, `hostcopy_${what}_t${t}`)?.median)}`).join(', ');
+  const taken = Object.entries(meta.takenBackPercent ?? {}).filter(([k]) => k.includes('_256MiB_') || k.includes('_8MiB_'));
   const st = meta.settings;
-  const cupyNote = cupy?.skipped ? ` (CuPy: skipped, ${cupy.skipped})` : '';
+  const dirSetting = (d?: { minBytes: number; hostThreads: number }) => (d ? `${d.minBytes === Infinity || d.minBytes === null ? 'never' : `from ${sizeLabel(d.minBytes)}`}, ${d.hostThreads} threads` : '-');
   return [
-    `pageable copies by size (GB/s, median of 5; DeviceBuffer.copyFrom/copyTo of a Uint8Array on a non-blocking stream + synchronize; direct = staging off, staged = every copy staged, interleaved; CuPy = cudaMemcpyAsync of a numpy array)${cupyNote}:`,
-    table(['size', 'H2D direct', 'H2D staged', 'staged/direct', 'H2D CuPy', 'D2H direct', 'D2H staged', 'staged/direct', 'D2H CuPy'], lines),
-    `without a stream (done on return), 256 MiB, direct → staged: ${sync.join('; ')}`,
-    `256 MiB staged by chunk size (GB/s; STAGING_CHUNK_BYTES): ${sweep.join('; ')}`,
-    `256 MiB staged by helper threads for the host side (GB/s; STAGING_HOST_THREADS): ${threads.join('; ')}`,
-    `host copies alone, 256 MiB in 8 MiB pieces with TypedArray.set (GB/s; the staged path's host-side ceiling): ` +
-      `pageable → pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned')?.median)}, → write-combined pinned ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc')?.median)}, ` +
-      `pinned → pageable ${fmt(rowOf(staging, 'hostcopy_from_pinned')?.median)}, pageable → pageable ${fmt(rowOf(staging, 'hostcopy_pageable')?.median)}`,
-    `crossover (staged at least as fast at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}; ` +
-      (st ? `src/memory/staging.ts stages from STAGING_MIN_BYTES = ${st.minBytes === Infinity ? 'Infinity' : sizeLabel(st.minBytes)} in this run (chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks})` : ''),
-  ].join('\n');
+    `256 MiB staged by chunk size, and at the default one with helpers sleeping after each part (GB/s, recommended threads): ${chunks.join('; ')}`,
+    `host copies alone, 256 MiB in 8 MiB pieces with hostCopy (GB/s; the staged path's host-side ceiling): pageable → pinned ${hc('to_pinned')} (write-combined t0 ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc_t0')?.median)}); pinned → pageable ${hc('from_pinned')}`,
+    `without a stream (done on return), 256 MiB, direct → staged: H2D ${pairLine(staging, 'h2d_256MiB_sync')}; D2H ${pairLine(staging, 'd2h_256MiB_sync')}`,
+    `D2H 256 MiB into a fresh array per copy (first-touch faults), direct → staged: ${pairLine(staging, 'd2h_256MiB_fresh')}`,
+    `helper parts the calling thread took back (helpers too late), %: ${taken.map(([k, v]) => `${k} ${v}`).join(', ') || '-'}; host: ${JSON.stringify(meta.host ?? {})}`,
+    `crossover (staged with the recommended threads ≥ ${STAGING_MARGIN}x direct at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}` +
+      (st ? `; in force this run: uploads ${dirSetting(st.upload)}, downloads ${dirSetting(st.download)}, chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks}` : ''),
+    `recommended: ${meta.recommendedLiteral ?? '-'}`,
+  ];
+}
+
+/** The tables of sizes (one per direction) and the lines under them. */
+export function stagingTable(staging: ImplResult | undefined, cupy: ImplResult | undefined): string {
+  if (!staging || staging.skipped) return `pageable copies by size: skipped (${staging?.skipped ?? 'not run'})`;
+  const meta = staging.meta as Meta;
+  const cupyNote = cupy?.skipped ? ` (CuPy: skipped, ${cupy.skipped})` : '';
+  const head = (dir: string) => `pageable copies ${dir} by size (GB/s, median of 5; DeviceBuffer.copyFrom/copyTo of a Uint8Array on a non-blocking stream + synchronize; direct = staging off, staged tN = every copy staged with N helper threads, interleaved; staged/direct at the recommended threads; CuPy = cudaMemcpyAsync of a numpy array)${cupyNote}:`;
+  return [head('H2D'), directionTable(staging, cupy, 'h2d'), head('D2H'), directionTable(staging, cupy, 'd2h'), ...detailLines(staging, meta)].join('\n');
 }
 
 /**

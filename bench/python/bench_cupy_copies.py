@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """CuPy's pageable copies at each size of bench/staging.ts: cudaMemcpyAsync between a numpy array
 (pageable) and a CuPy array on a non-blocking stream, then a stream synchronize; the operation of the
-h2d/d2h_pageable_256MiB rows of bench_cuda_python.py's CuPy column, at sizes from 64 KiB up.
+h2d/d2h_pageable_256MiB rows of bench_cuda_python.py's CuPy column, at sizes from 1 MiB up.
 
 Run (GPU machine; bench/staging.ts runs it):
     python3 bench/python/bench_cupy_copies.py --sizes 65536,131072,...
 
 Env: BENCH_SCALE, BENCH_DEVICE (as bench_cuda_python.py).
-Output on stdout: ONE JSON object {"impl": "cupy-copies", "meta": {...}, "rows": {"h2d_64KiB": row, ...}}
-(rows as bench_cuda_python.py's: median GB/s of 5 timed passes after one warm-up pass).
+Output on stdout: ONE JSON object {"impl": "cupy-copies", "meta": {...}, "rows": {"h2d_1MiB": row, ...}}
+(rows as bench_cuda_python.py's: median GB/s of 5 timed passes after one warm-up pass); meta says how
+much of the process's memory is in transparent huge pages (numpy's large arrays may be, V8's are not).
 """
 
 import argparse
@@ -25,8 +26,21 @@ def label(n):
 
 
 def ops_for(size):
-    """About 512 MiB moved per pass, 2 to 4096 copies (bench/staging.ts's opsFor)."""
-    return max(2, min(4096, round((512 << 20) / size * SCALE)))
+    """About 256 MiB moved per pass, 1 to 4096 copies (bench/staging.ts's opsFor)."""
+    return max(1, min(4096, round((256 << 20) / size * SCALE)))
+
+
+def anon_huge_kib():
+    """This process's anonymous memory in transparent huge pages (numpy asks for them on large arrays;
+    V8 does not), or None: the pageable array's page size moves the driver's pageable copies."""
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("AnonHugePages:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def main():
@@ -57,6 +71,8 @@ def main():
             stream.synchronize()
         return run
 
+    impl.meta["anonHugePagesKiB"] = anon_huge_kib()
+    impl.meta["array"] = "one numpy array of the largest size, np.full (touched once), reused by every copy"
     for size in sizes:
         n = ops_for(size)
         impl.row(f"h2d_{label(size)}", lambda: measure(copier(d_ptr, h_ptr, size, H2D), n, 1, "GB/s", size))
