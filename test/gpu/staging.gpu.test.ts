@@ -6,7 +6,7 @@
 import * as objects from '../../src';
 import { Context, DeviceBuffer, LaunchConfig, PinnedHostBuffer, Stream, launch, type Kernel } from '../../src';
 import { configureStaging, stagingSettings, stagingStats, trimStaging, type StagingSettings } from '../../src/memory/staging';
-import { copyHelperParts, copyHelpersUnavailable } from '../../src/memory/host-copy';
+import { HELPER_WATCH_MS, copyHelperParts, copyHelpersUnavailable, setCopyHelperWatch } from '../../src/memory/host-copy';
 import { runModel, shrink } from '../model/buffer-model';
 import { ObjectsExecutor } from '../model/objects-executor';
 import { compileForSuite, describeGpu } from './gpu-env';
@@ -55,7 +55,8 @@ describeGpu('pageable copies staged through pinned memory', () => {
   });
   const run = (s: Stream | undefined, buf: DeviceBuffer, n: number, spin = 0) => launch(s, LaunchConfig.linear(Math.min(n, 65536), 256), bump, buf, n, spin);
 
-  test('default settings: 64 MiB + 12345 bytes both ways, with and without a stream', () => {
+  test('default chunks and threads, every copy staged: 64 MiB + 12345 bytes both ways, with and without a stream', () => {
+    configureStaging({ minBytes: 64 << 20 });
     const n = (64 << 20) + 12345;
     const data = noise(n, 1);
     const buf = DeviceBuffer.alloc(n);
@@ -70,12 +71,62 @@ describeGpu('pageable copies staged through pinned memory', () => {
     buf.close();
   });
 
+  test('per direction: uploads staged and downloads direct, then the other way round (the pool shows which)', () => {
+    const n = (8 << 20) + 3;
+    const buf = DeviceBuffer.alloc(n);
+    const ctx = Context.current();
+    const s = Stream.create({ nonBlocking: true });
+    for (const stream of [undefined, s]) {
+      configureStaging({ upload: { minBytes: 1 << 20 }, download: { minBytes: Infinity } });
+      trimStaging(ctx);
+      const up = noise(n, 60);
+      buf.copyFrom(up, { stream });
+      expect(stagingStats(ctx).chunks).toBe(2); // staged
+      ctx.synchronize(); // the last DMAs of a copy on a stream may still use the chunks: trim frees idle ones
+      trimStaging(ctx);
+      expectSame(buf.copyTo(new Uint8Array(n), { stream }), up);
+      expect(stagingStats(ctx).chunks).toBe(0); // direct
+      configureStaging({ upload: { minBytes: Infinity }, download: { minBytes: 1 << 20 } });
+      const down = noise(n, 61);
+      buf.copyFrom(down, { stream });
+      expect(stagingStats(ctx).chunks).toBe(0);
+      expectSame(buf.copyTo(new Uint8Array(n), { stream }), down);
+      expect(stagingStats(ctx).chunks).toBe(2);
+    }
+    s.close();
+    buf.close();
+  });
+
+  test('helpers that sleep at once after each part (watch 0) and ones that watch long: 24 MiB + 5 bytes both ways, many rounds', async () => {
+    const n = (24 << 20) + 5;
+    const buf = DeviceBuffer.alloc(n);
+    const s = Stream.create({ nonBlocking: true });
+    configureStaging({ minBytes: 0, hostThreads: 4, chunkBytes: 2 << 20 });
+    try {
+      for (const watch of [0, 50]) {
+        setCopyHelperWatch(watch);
+        for (let round = 0; round < 6; round++) {
+          const data = noise(n, 70 + round);
+          const stream = round & 1 ? s : undefined;
+          buf.copyFrom(data, { stream });
+          expectSame(buf.copyTo(new Uint8Array(n), { stream }), data);
+          if (round === 0) await new Promise((r) => setTimeout(r, 50)); // the helpers start meanwhile
+        }
+      }
+    } finally {
+      setCopyHelperWatch(HELPER_WATCH_MS);
+    }
+    expect(copyHelpersUnavailable()).toBeUndefined();
+    s.close();
+    buf.close();
+  });
+
   test('helper threads for the host side (2 and 3): 40 MiB + 7 bytes both ways, with and without a stream', async () => {
     const n = (40 << 20) + 7;
     const buf = DeviceBuffer.alloc(n);
     const s = Stream.create({ nonBlocking: true });
     for (const hostThreads of [2, 3]) {
-      configureStaging({ hostThreads, chunkBytes: (4 << 20) + 1 });
+      configureStaging({ minBytes: 0, hostThreads, chunkBytes: (4 << 20) + 1 });
       for (let round = 0; round < 3; round++) {
         const data = noise(n, 40 + round);
         const stream = round === 1 ? s : undefined;
