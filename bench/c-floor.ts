@@ -14,7 +14,7 @@
 // Then it prints which factors moved the numbers beyond the noise and the method it recommends.
 //
 //   npx tsx bench/c-floor.ts            (OUT=dir also writes dir/c-floor.json; ≤ 3 minutes on the H200)
-// Env: BENCH_DEVICE (0), CFLOOR_REPS (rounds per group, 15), CFLOOR_BUDGET_S (170: groups shorten their
+// Env: BENCH_DEVICE (0), CFLOOR_REPS (rounds per group, 21), CFLOOR_BUDGET_S (170: groups shorten their
 //      rounds to fit, at least 5 each), CFLOOR_BUILD_DIR (where build.sh builds, a temporary folder).
 // Exit 2 with one line where no GPU answers.
 //
@@ -115,17 +115,34 @@ async function runGroup(g: Group, paths: FloorPaths, reps: number, deadline: num
   return { name: g.name, about: g.about, rounds, failed, freq, seconds: (Date.now() - t) / 1000 };
 }
 
-/** The bench's standalone method as run.ts runs it (bench, 5 reps of 20,000 launches after 1,000), restricted to the floor rows: one result per process. */
-function classicRuns(paths: FloorPaths, n: number): { medians: Record<string, number>[]; failed?: string } {
-  const medians: Record<string, number>[] = [];
-  for (let i = 0; i < n; i++) {
-    const env = { ...process.env, BENCH_ROWS: FLOOR_ROWS.map(([r]) => r).join(','), BENCH_DEVICE: String(DEVICE) };
+/** The per-process medians of the bench's classic standalone method, and why it stopped early if it did. */
+interface ClassicRuns {
+  medians: Record<string, number>[];
+  failed?: string;
+}
+
+/**
+ * The bench's standalone method as run.ts runs it (bench, 5 reps of 20,000 launches after 1,000),
+ * restricted to the floor rows, `n` processes one after another, alternately unpinned and with
+ * BENCH_PIN=`pin` (the main thread pinned after set-up): one result per process.
+ */
+function classicRuns(paths: FloorPaths, n: number, pin: number): { unpinned: ClassicRuns; pinned: ClassicRuns } {
+  const out = { unpinned: { medians: [] } as ClassicRuns, pinned: { medians: [] } as ClassicRuns };
+  for (let i = 0; i < 2 * n; i++) {
+    const into = i % 2 ? out.pinned : out.unpinned;
+    if (into.failed) continue;
+    const env: NodeJS.ProcessEnv = { ...process.env, BENCH_ROWS: FLOOR_ROWS.map(([r]) => r).join(','), BENCH_DEVICE: String(DEVICE) };
+    if (i % 2) env.BENCH_PIN = String(pin);
+    else delete env.BENCH_PIN;
     const r = spawnSync(paths.bin, [paths.ptx], { encoding: 'utf8', env, timeout: 60_000 });
-    if (r.status !== 0) return { medians, failed: `bench exited ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}` };
+    if (r.status !== 0) {
+      into.failed = `bench exited ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`;
+      continue;
+    }
     const rows = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { rows: Record<string, { median: number }> }).rows;
-    medians.push(Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, v.median])));
+    into.medians.push(Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, v.median])));
   }
-  return { medians };
+  return out;
 }
 
 const ns = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
@@ -170,13 +187,13 @@ function printFactors(results: ComparisonResult[], lottery: Record<string, numbe
 }
 
 /** The classic standalone method's per-process medians and their spread (max / min - 1). */
-function printClassic(classic: { medians: Record<string, number>[]; failed?: string }): void {
-  if (!classic.medians.length) return say(`c-floor: classic standalone method not run: ${classic.failed}`);
+function printClassic(label: string, classic: ClassicRuns): void {
+  if (!classic.medians.length) return say(`c-floor: classic standalone method, ${label}: not run: ${classic.failed}`);
   const cells = FLOOR_ROWS.map(([r]) => {
     const v = classic.medians.map((m) => m[r]).filter((x) => x > 0);
     return `${r} ${v.map(ns).join(' / ')} (spread ${((Math.max(...v) / Math.min(...v) - 1) * 100).toFixed(1)}%)`;
   });
-  say(`c-floor: classic standalone method (bench, 5 reps after 1,000 warm-up, unpinned), ${classic.medians.length} processes one after another: ${cells.join('; ')}${classic.failed ? ` (then: ${classic.failed})` : ''}`);
+  say(`c-floor: classic standalone method (bench: 5 reps after 1,000 warm-up), ${label}, ${classic.medians.length} processes: ${cells.join('; ')}${classic.failed ? ` (then: ${classic.failed})` : ''}`);
 }
 
 /** The whole experiment; returns what c-floor.json holds. */
@@ -188,10 +205,11 @@ async function experiment(): Promise<Record<string, unknown>> {
   say(`c-floor: node ${process.version}, device ${DEVICE}, CPUs allowed ${compact(cpus)}, NUMA nodes ${[...nodes].map(([n, c]) => `${n}:${compact(c)}`).join(' ') || 'none shown'}`);
   say(`c-floor: ${cores.why}; ${freqWords(cpuFreq(cpus, T0))}`);
   const paths = buildNative();
-  const reps = Math.max(5, Number(process.env.CFLOOR_REPS ?? 15) | 0);
+  const reps = Math.max(5, Number(process.env.CFLOOR_REPS ?? 21) | 0);
   const end = T0 + 1000 * Number(process.env.CFLOOR_BUDGET_S ?? 170);
-  const classic = classicRuns(paths, 3);
-  printClassic(classic);
+  const classic = classicRuns(paths, 3, cores.local);
+  printClassic('unpinned', classic.unpinned);
+  printClassic(`BENCH_PIN=${cores.local}`, classic.pinned);
   const records: PassRecord[] = [];
   const warm: WarmSeries[] = [];
   const groups = experimentGroups(cores);
@@ -206,6 +224,11 @@ async function experiment(): Promise<Record<string, unknown>> {
   const { results, lottery } = judgeAll(records, groups.flatMap((g) => g.comparisons), FLOOR_ROWS.map(([r]) => r));
   printFactors(results, lottery);
   const method = recommend(results, lottery, warm, cores, reps);
+  const spread = (c: ClassicRuns) => {
+    const v = c.medians.map((m) => m.launch_0args).filter((x) => x > 0);
+    return v.length > 1 ? `${((Math.max(...v) / Math.min(...v) - 1) * 100).toFixed(1)}%` : 'n/a';
+  };
+  method.reasons.push(`the classic standalone method's launch_0args varied ${spread(classic.unpinned)} between processes unpinned, ${spread(classic.pinned)} with BENCH_PIN=${cores.local}`);
   say(`\n== recommended method: ${methodWords(method)}`);
   for (const r of method.reasons) say(`   - ${r}`);
   say(`c-floor: ${((Date.now() - T0) / 1000).toFixed(1)} s`);

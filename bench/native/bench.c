@@ -12,6 +12,8 @@
  *   $BENCH_DEVICE (default 0) picks the device ordinal.
  *   $BENCH_ROWS (default: all) a comma-separated list of the rows to run (bench/c-floor.ts runs the
  *   classic method on three rows only).
+ *   $BENCH_PIN (default: unset) a CPU to pin the main thread to after set-up, before the first row
+ *   (bench/c-floor.ts's recommended method); meta gets "pin" then.
  *
  * Serve mode (bench/c-floor.ts, the C floor experiment):
  *   ./bench --serve [--ptx PATH] [--lib libbench.so [--lazy]] [--spin CPU]
@@ -573,6 +575,14 @@ int main(int argc, char **argv) {
     memset(S.h_pinned, 1, COPY_BYTES);
     memset(S.h_pageable, 2, COPY_BYTES);
 
+    /* After set-up, so that only this thread is pinned (CUDA's own threads keep the start-up affinity). */
+    int pin = -1;
+    const char *pv = getenv("BENCH_PIN");
+    if (pv && *pv) {
+        pin = atoi(pv);
+        if (pin < 0 || pin_thread(pin) != 0) die("BENCH_PIN: cannot pin the main thread to that CPU", pv);
+    }
+
     /* Loop counts: about 0.3-0.5 s of measured work per rep set on an H200 at scale 1. */
     run_row("cuCtxGetCurrent", pass_ctx_get_current, scaled(1000000, 1000), scaled(100000, 1000), 0);
     run_row("cuDeviceGetAttribute", pass_device_get_attribute, scaled(1000000, 1000), scaled(100000, 1000), 0);
@@ -606,6 +616,7 @@ int main(int argc, char **argv) {
     printf(",\"compute_capability\":\"%d.%d\",\"driver_version\":%d,\"cuda_h_version\":%d,\"ptx\":", cc_major,
            cc_minor, driver_version, CUDA_VERSION);
     json_string(ptx_path_used);
+    if (pin >= 0) printf(",\"pin\":%d", pin);
     printf(",\"scale\":%g,\"reps\":%d,\"batch\":%d,\"total_s\":%.3f},\"rows\":{", scale, REPS, BATCH, total_s);
     for (int i = 0; i < nrows; i++) {
         row_t *r = &rows[i];
