@@ -170,7 +170,8 @@ export function pickCores(allowed: number[], gpu: GpuPlacement, nodes: Map<numbe
     if (!localAll.size || cpus.some((c) => localAll.has(c))) continue; // unknown GPU placement: no remote
     remote = [...cpus].reverse().find((c) => ok.has(c) && c !== 0) ?? remote;
   }
-  const why = `local core ${pick} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}), ` + (remote !== undefined ? `remote core ${remote}` : `no remote core (${nodes.size <= 1 ? 'one NUMA node' : !localAll.size ? "the GPU's node is unknown" : 'no allowed CPU off the GPU node'})`);
+  const note = localSet.length || !gpu.cpus ? '' : ", none of them allowed here: 'local' is any allowed core";
+  const why = `local core ${pick} (GPU's CPUs ${gpu.cpus ? compact(gpu.cpus) : 'unknown'}, via ${gpu.source}${note}), ` + (remote !== undefined ? `remote core ${remote}` : `no remote core (${nodes.size <= 1 ? 'one NUMA node' : !localAll.size ? "the GPU's node is unknown" : 'no allowed CPU off the GPU node'})`);
   return { local: pick, remote, spare, why };
 }
 

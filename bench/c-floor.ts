@@ -108,6 +108,8 @@ async function runGroup(g: Group, paths: FloorPaths, reps: number, deadline: num
     }
     for (const u of units) for (const [row, ops] of FLOOR_ROWS) await u.worker.pass(row, ops, u.placement.pin);
     for (; rounds < reps && (rounds < 5 || Date.now() < deadline); rounds++) await runRound(g.name, units, rounds, FLOOR_ROWS, records);
+  } catch (e) {
+    failed['(group stopped)'] = `after ${rounds} rounds: ${(e as Error).message}`; // the other groups still run
   } finally {
     await Promise.all(workers.map((w) => w.close()));
   }
