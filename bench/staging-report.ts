@@ -4,7 +4,7 @@
 // main table ≥ CuPy's.
 import { type ImplResult, type MeasuredRow, fmt, isMeasured, table } from './common';
 import { judge, ratioStats } from './interleave';
-import { CHUNK_SWEEP, STAGING_MARGIN, STAGING_SIZES, THREAD_SWEEP, sizeLabel } from './staging';
+import { CHUNK_SWEEP, RING_SWEEP, STAGING_MARGIN, STAGING_SIZES, THREAD_SWEEP, sizeLabel } from './staging';
 
 /** A verdict line (the shape of bench/run.ts's). */
 export interface StagingVerdict {
@@ -36,7 +36,7 @@ function speedup(d: Cell, s: Cell): string {
 
 type Meta = {
   crossover?: { h2d: number | null; d2h: number | null };
-  settings?: { upload?: { minBytes: number; hostThreads: number }; download?: { minBytes: number; hostThreads: number }; chunkBytes: number; maxChunks: number };
+  settings?: { upload?: { minBytes: number; hostThreads: number }; download?: { minBytes: number; hostThreads: number }; chunkBytes: number; maxChunks: number; chunksPerCopy?: number };
   recommended?: { upload: { hostThreads: number }; download: { hostThreads: number } };
   recommendedLiteral?: string;
   takenBackPercent?: Record<string, number>;
@@ -64,19 +64,19 @@ function pairLine(staging: ImplResult, name: string): string {
 /** The lines under the tables: chunk sizes, host copies, sync/fresh, diagnostics, crossover and recommendation. */
 function detailLines(staging: ImplResult, meta: Meta): string[] {
   const threadsOf = (dir: 'h2d' | 'd2h') => meta.recommended?.[dir === 'h2d' ? 'upload' : 'download'].hostThreads;
-  const chunks = ['h2d', 'd2h'].map((dir) => `${dir.toUpperCase()} (t${threadsOf(dir as 'h2d') ?? '-'}) ${CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_chunk${sizeLabel(c)}`)?.median)}`).join(', ')}, helpers not watching ${fmt(rowOf(staging, `${dir}_256MiB_nowatch`)?.median)}`);
+  const chunks = ['h2d', 'd2h'].map((dir) => `${dir.toUpperCase()} (t${threadsOf(dir as 'h2d') ?? '-'}) ${CHUNK_SWEEP.map((c) => `${sizeLabel(c)} ${fmt(rowOf(staging, `${dir}_256MiB_chunk${sizeLabel(c)}`)?.median)}`).join(', ')}, ${RING_SWEEP.filter((k) => k > 2).map((k) => `${k} per copy ${fmt(rowOf(staging, `${dir}_256MiB_perCopy${k}`)?.median)}`).join(', ')}, helpers not watching ${fmt(rowOf(staging, `${dir}_256MiB_nowatch`)?.median)}`);
   const hc = (what: string) => THREAD_SWEEP.map((t) => `t${t} ${fmt(rowOf(staging, `hostcopy_${what}_t${t}`)?.median)}`).join(', ');
   const taken = Object.entries(meta.takenBackPercent ?? {}).filter(([k]) => k.includes('_256MiB_') || k.includes('_8MiB_'));
   const st = meta.settings;
   const dirSetting = (d?: { minBytes: number; hostThreads: number }) => (d ? `${d.minBytes === Infinity || d.minBytes === null ? 'never' : `from ${sizeLabel(d.minBytes)}`}, ${d.hostThreads} threads` : '-');
   return [
-    `256 MiB staged by chunk size, and at the default one with helpers sleeping after each part (GB/s, recommended threads): ${chunks.join('; ')}`,
+    `256 MiB staged by chunk size, and at the default one with more chunks per copy and with helpers sleeping after each part (GB/s, recommended threads): ${chunks.join('; ')}`,
     `host copies alone, 256 MiB in 8 MiB pieces with hostCopy (GB/s; the staged path's host-side ceiling): pageable → pinned ${hc('to_pinned')} (write-combined t0 ${fmt(rowOf(staging, 'hostcopy_to_pinned_wc_t0')?.median)}); pinned → pageable ${hc('from_pinned')}`,
     `without a stream (done on return), 256 MiB, direct → staged: H2D ${pairLine(staging, 'h2d_256MiB_sync')}; D2H ${pairLine(staging, 'd2h_256MiB_sync')}`,
     `D2H 256 MiB into a fresh array per copy (first-touch faults), direct → staged: ${pairLine(staging, 'd2h_256MiB_fresh')}`,
     `helper parts the calling thread took back (helpers too late), %: ${taken.map(([k, v]) => `${k} ${v}`).join(', ') || '-'}; host: ${JSON.stringify(meta.host ?? {})}`,
     `crossover (staged with the recommended threads ≥ ${STAGING_MARGIN}x direct at this size and every larger one): H2D ${bytesLabel(meta.crossover?.h2d)}, D2H ${bytesLabel(meta.crossover?.d2h)}` +
-      (st ? `; in force this run: uploads ${dirSetting(st.upload)}, downloads ${dirSetting(st.download)}, chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks}` : ''),
+      (st ? `; in force this run: uploads ${dirSetting(st.upload)}, downloads ${dirSetting(st.download)}, chunks ${sizeLabel(st.chunkBytes)} x ${st.maxChunks}, ${st.chunksPerCopy ?? 2} per copy` : ''),
     `recommended: ${meta.recommendedLiteral ?? '-'}`,
   ];
 }

@@ -10,9 +10,10 @@
 // timed copies) on one non-blocking stream, then a stream synchronize, as the main table's
 // h2d/d2h_pageable_256MiB rows. Modes: `direct` (staging off) and `t0`/`t2`/`t4`/`t8` (every copy staged
 // with that many helper threads), interleaved: repetition k of each mode side by side, the order rotating,
-// 5 repetitions, medians. Then with the recommended threads: 256 MiB at chunk sizes 2-32 MiB; 256 MiB
-// without a stream (done on return); 256 MiB into a fresh array per copy (first-touch faults in the
-// destination); and the host copies alone (pageable <-> pinned with 0-8 threads), the staged path's ceiling.
+// 5 repetitions, medians. Then with the recommended threads: 256 MiB at chunk sizes 2-32 MiB, with 3 and
+// 4 chunks per copy, and with helpers that do not watch; 256 MiB without a stream (done on return); 256
+// MiB into a fresh array per copy (first-touch faults in the destination); and the host copies alone
+// (pageable <-> pinned with 0-8 threads), the staged path's ceiling.
 // meta says how many helper parts the calling thread took back (helpers too late to wake), the host's
 // transparent huge pages and NUMA nodes (numpy may back large arrays with huge pages, V8 does not).
 //
@@ -45,6 +46,8 @@ const LARGEST = STAGING_SIZES[STAGING_SIZES.length - 1];
 export const THREAD_SWEEP: readonly number[] = [0, 2, 4, 8];
 /** Chunk sizes tried at 256 MiB with the recommended threads. */
 export const CHUNK_SWEEP: readonly number[] = [2, 4, 8, 16, 32].map((m) => m * MiB);
+/** Chunks per copy tried at 256 MiB with the recommended threads and the default chunk size (2: the chunk sweep's row). */
+export const RING_SWEEP: readonly number[] = [2, 3, 4];
 /** Staged must beat direct by this much at a size (and every larger one) to be recommended there. */
 export const STAGING_MARGIN = 1.05;
 /** Values within this fraction of the fastest count as tied (the smaller / the default is taken). */
@@ -96,16 +99,27 @@ export interface DirectionAdvice {
   hostThreads: number;
 }
 
-/** The defaults the rows recommend, in STAGING_DEFAULTS's shape (null minBytes: Infinity). */
+/** The defaults the rows recommend, in STAGING_DEFAULTS's shape (null minBytes: Infinity; null chunkBytes / chunksPerCopy: not measured). */
 export interface StagingAdvice {
   upload: DirectionAdvice;
   download: DirectionAdvice;
   chunkBytes: number | null;
+  chunksPerCopy: number | null;
 }
 
 /** Helper threads per direction: the fewest within TIE of the fastest at 256 MiB. */
 export function adviseThreads(rows: Record<string, unknown>, dir: Dir): number | undefined {
   return fastest(rows, THREAD_SWEEP, (t) => `${dir}_${sizeLabel(LARGEST)}_staged_t${t}`);
+}
+
+/** The value of `values` fastest for the directions `dirs` together (their 256 MiB rows `name(dir, v)` summed). */
+function fastestForBoth(rows: Record<string, unknown>, dirs: readonly Dir[], values: readonly number[], name: (dir: Dir, v: number) => string, prefer: number): number | undefined {
+  const sums: Record<string, MeasuredRow> = {};
+  for (const v of values) {
+    const parts = dirs.map((d) => rowAt(rows, name(d, v))?.median);
+    if (parts.length > 0 && parts.every((p) => p !== undefined)) sums[`sum${v}`] = { median: (parts as number[]).reduce((a, b) => a + b, 0), unit: 'GB/s', n: 1, reps: [] };
+  }
+  return fastest(sums, values, (v) => `sum${v}`, prefer);
 }
 
 /** The recommendation from the size x mode rows (and the chunk sweep's, when there). */
@@ -116,22 +130,21 @@ export function recommend(rows: Record<string, unknown>, defaultChunk: number): 
   };
   const upload = dirAdvice('h2d');
   const download = dirAdvice('d2h');
-  // one chunk size for both: the fastest for the directions that are staged, by their summed speed
+  // one chunk size and ring for both: the fastest for the directions that are staged, by their summed speed
   const staged = DIRS.filter((d) => (d === 'h2d' ? upload : download).minBytes !== null);
-  const sum = (c: number): string => `sum${c}`;
-  const sums: Record<string, MeasuredRow> = {};
-  for (const c of CHUNK_SWEEP) {
-    const parts = staged.map((d) => rowAt(rows, `${d}_${sizeLabel(LARGEST)}_chunk${sizeLabel(c)}`)?.median);
-    if (parts.length > 0 && parts.every((p) => p !== undefined)) sums[sum(c)] = { median: parts.reduce((a, b) => a! + b!, 0)!, unit: 'GB/s', n: 1, reps: [] };
-  }
-  return { upload, download, chunkBytes: fastest(sums, CHUNK_SWEEP, sum, defaultChunk) ?? null };
+  const L = sizeLabel(LARGEST);
+  const chunkBytes = fastestForBoth(rows, staged, CHUNK_SWEEP, (d, c) => `${d}_${L}_chunk${sizeLabel(c)}`, defaultChunk) ?? null;
+  const ring = (d: Dir, k: number) => (k === 2 ? `${d}_${L}_chunk${sizeLabel(defaultChunk)}` : `${d}_${L}_perCopy${k}`);
+  const chunksPerCopy = fastestForBoth(rows, staged, RING_SWEEP, ring, 2) ?? null;
+  return { upload, download, chunkBytes, chunksPerCopy };
 }
 
 /** The recommendation as the STAGING_DEFAULTS literal of src/memory/staging.ts. */
 export function adviceLiteral(a: StagingAdvice, maxChunks: number, defaultChunk: number): string {
   const bytes = (n: number | null): string => (n === null ? 'Infinity' : n >= MiB ? `${n / MiB} << 20` : String(n));
   const dir = (d: DirectionAdvice): string => `{ minBytes: ${bytes(d.minBytes)}, hostThreads: ${d.hostThreads} }`;
-  return `STAGING_DEFAULTS = { upload: ${dir(a.upload)}, download: ${dir(a.download)}, chunkBytes: ${bytes(a.chunkBytes ?? defaultChunk)}, maxChunks: ${maxChunks} }`;
+  const ring = a.chunksPerCopy ?? 2;
+  return `STAGING_DEFAULTS = { upload: ${dir(a.upload)}, download: ${dir(a.download)}, chunkBytes: ${bytes(a.chunkBytes ?? defaultChunk)}, maxChunks: ${Math.max(maxChunks, ring)}, chunksPerCopy: ${ring} }`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,13 +245,15 @@ function sizesByModes(impl: Impl, r: Rig): void {
 }
 
 /**
- * 256 MiB staged with the recommended threads at each chunk size, and at the default one without the
- * helpers' watch (interleaved); rows `<dir>_256MiB_chunk<size>`, `<dir>_256MiB_nowatch`.
+ * 256 MiB staged with the recommended threads at each chunk size, and at the default one with 3 and 4
+ * chunks per copy and without the helpers' watch (interleaved); rows `<dir>_256MiB_chunk<size>`,
+ * `<dir>_256MiB_perCopy<k>`, `<dir>_256MiB_nowatch`.
  */
 function chunkSweep(impl: Impl, r: Rig, threads: Record<Dir, number>): void {
   for (const dir of DIRS) {
     const modes = CHUNK_SWEEP.map((c): Mode => ({ name: `chunk${sizeLabel(c)}`, change: { minBytes: 0, hostThreads: threads[dir], chunkBytes: c } }));
-    // and at the default chunk size with helpers that sleep at once after each part (HELPER_WATCH_MS 0)
+    // at the default chunk size: more chunks per copy, and helpers that sleep at once after each part (HELPER_WATCH_MS 0)
+    for (const k of RING_SWEEP.filter((x) => x > 2)) modes.push({ name: `perCopy${k}`, change: { minBytes: 0, hostThreads: threads[dir], chunksPerCopy: k, maxChunks: Math.max(k, r.base.maxChunks) } });
     modes.push({ name: 'nowatch', change: { minBytes: 0, hostThreads: threads[dir] }, watch: 0 });
     try {
       const rows = interleaved(r, modes, streamPass(r, dir, LARGEST), opsFor(LARGEST), LARGEST);

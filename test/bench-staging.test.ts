@@ -74,13 +74,19 @@ test('the recommendation: threads per direction, the crossover with them, one ch
   expect([adviseThreads(r, 'h2d'), adviseThreads(r, 'd2h')]).toEqual([4, 4]);
   for (const c of CHUNK_SWEEP) r[`h2d_256MiB_chunk${sizeLabel(c)}`] = flat(c === 16 * MiB ? 17 : c === 8 * MiB ? 16.8 : 15);
   const a = recommend(r, 8 * MiB);
-  expect(a).toEqual({ upload: { minBytes: 8 * MiB, hostThreads: 4 }, download: { minBytes: null, hostThreads: 4 }, chunkBytes: 8 * MiB });
+  expect(a).toEqual({ upload: { minBytes: 8 * MiB, hostThreads: 4 }, download: { minBytes: null, hostThreads: 4 }, chunkBytes: 8 * MiB, chunksPerCopy: 2 });
+  r.h2d_256MiB_perCopy3 = flat(17); // within 3 % of two chunks per copy (16.8): two stay
+  r.h2d_256MiB_perCopy4 = flat(16);
+  expect(recommend(r, 8 * MiB).chunksPerCopy).toBe(2);
+  expect(adviceLiteral(a, 2, 8 * MiB)).toBe('STAGING_DEFAULTS = { upload: { minBytes: 8 << 20, hostThreads: 4 }, download: { minBytes: Infinity, hostThreads: 4 }, chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 }');
+  r.h2d_256MiB_perCopy4 = flat(19); // clearly faster: four, and the bound rises with it
   r.h2d_256MiB_chunk16MiB = flat(20); // now clearly faster than the default chunk
-  expect(recommend(r, 8 * MiB).chunkBytes).toBe(16 * MiB);
-  expect(adviceLiteral(a, 2, 8 * MiB)).toBe('STAGING_DEFAULTS = { upload: { minBytes: 8 << 20, hostThreads: 4 }, download: { minBytes: Infinity, hostThreads: 4 }, chunkBytes: 8 << 20, maxChunks: 2 }');
+  const b = recommend(r, 8 * MiB);
+  expect([b.chunkBytes, b.chunksPerCopy]).toEqual([16 * MiB, 4]);
+  expect(adviceLiteral(b, 2, 8 * MiB)).toMatch(/chunkBytes: 16 << 20, maxChunks: 4, chunksPerCopy: 4 \}$/);
   // no chunk rows (nothing staged, or the sweep failed): chunkBytes null, the literal keeps the default
   const none = recommend(allModes(() => 20, () => 10), 8 * MiB);
-  expect(none).toEqual({ upload: { minBytes: null, hostThreads: 0 }, download: { minBytes: null, hostThreads: 0 }, chunkBytes: null });
+  expect(none).toEqual({ upload: { minBytes: null, hostThreads: 0 }, download: { minBytes: null, hostThreads: 0 }, chunkBytes: null, chunksPerCopy: null });
   expect(adviceLiteral(none, 2, 4 * MiB)).toMatch(/chunkBytes: 4 << 20/);
 });
 
@@ -125,9 +131,9 @@ test('the tables: a line per size and direction with every thread count and CuPy
   expect(lines.filter((l) => l.startsWith('1MiB '))).toHaveLength(2);
   expect(lines.find((l) => l.startsWith('1MiB'))).toMatch(/^1MiB\s+6\.00\s+8\.00\s+10\.00\s+12\.00\s+16\.00\s+2\.00x \[2\.00-2\.00\]\s+7\.25$/);
   expect(lines.filter((l) => /^\d+MiB /.test(l))).toHaveLength(2 * STAGING_SIZES.length);
-  expect(text).toMatch(/D2H \(t4\) 2MiB -, .*helpers not watching 9\.50/);
+  expect(text).toMatch(/D2H \(t4\) 2MiB -, .*3 per copy -, 4 per copy -, helpers not watching 9\.50/);
   expect(text).toMatch(/pinned → pageable t0 -, t2 -, t4 -, t8 31\.00/);
-  expect(text).toMatch(/crossover .*: H2D 1MiB, D2H none .*; in force this run: uploads from 128MiB, 3 threads, downloads never, 3 threads, chunks 8MiB x 2/);
+  expect(text).toMatch(/crossover .*: H2D 1MiB, D2H none .*; in force this run: uploads from 128MiB, 3 threads, downloads never, 3 threads, chunks 8MiB x 2, 2 per copy/);
   expect(text).toMatch(/recommended: STAGING_DEFAULTS = \{ … \}/);
   expect(stagingTable({ impl: 'cuda-ts-staging', meta: {}, rows: {}, skipped: 'no GPU' }, undefined)).toBe('pageable copies by size: skipped (no GPU)');
 });

@@ -161,7 +161,7 @@ function pattern(n: number, seed = 1): Uint8Array {
 
 beforeAll(() => {
   driver = fakeDriver(ctx, fakes);
-  saved = configureStaging({ minBytes: 0, chunkBytes: 1000, maxChunks: 2 });
+  saved = configureStaging({ minBytes: 0, chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
 });
 afterAll(() => {
   dropStaging(ctx);
@@ -265,6 +265,46 @@ describe('staged copies move the right bytes', () => {
     const seq = names().filter((n) => n === 'cuMemcpyDtoHAsync' || n === 'cuEventSynchronize');
     expect(seq).toEqual(['cuMemcpyDtoHAsync', 'cuMemcpyDtoHAsync', 'cuEventSynchronize', 'cuMemcpyDtoHAsync', 'cuEventSynchronize', 'cuEventSynchronize']);
     buf.close();
+  });
+
+  test.each([3, 4])('%i chunks per copy: the DMAs run that many chunks ahead, each chunk reused only after its DMA, byte for byte', (chunksPerCopy) => {
+    const before = configureStaging({ chunksPerCopy, maxChunks: 6 });
+    try {
+      trimStaging(ctx);
+      const s = Stream.create({ context: ctx });
+      const buf = DeviceBuffer.alloc(6500, { context: ctx });
+      for (const stream of [undefined, s]) {
+        driver.calls.length = 0;
+        buf.copyFrom(pattern(6500, chunksPerCopy), { stream });
+        const pinned = driver.calls.filter(([n]) => n === 'cuMemcpyHtoDAsync').map(([, a]) => a[1]);
+        expect(pinned).toHaveLength(7);
+        expect(new Set(pinned).size).toBe(chunksPerCopy); // a ring of that many chunks, in turn
+        for (let k = chunksPerCopy; k < 7; k++) expect(pinned[k]).toBe(pinned[k - chunksPerCopy]);
+        driver.calls.length = 0;
+        expect(buf.copyTo(new Uint8Array(6500), { stream })).toEqual(pattern(6500, chunksPerCopy));
+        const seq = names().filter((n) => n === 'cuMemcpyDtoHAsync' || n === 'cuEventSynchronize');
+        expect(seq.filter((n) => n === 'cuMemcpyDtoHAsync')).toHaveLength(7);
+        if (stream === undefined) {
+          // every chunk idle (the upload was done on return): chunksPerCopy DMAs in flight before the
+          // first wait, then one issued per chunk copied out
+          expect(seq.slice(0, chunksPerCopy + 1)).toEqual([...Array(chunksPerCopy).fill('cuMemcpyDtoHAsync'), 'cuEventSynchronize']);
+          expect(stagingStats(ctx)).toMatchObject({ chunks: chunksPerCopy, leased: 0 });
+        } else {
+          // the upload's chunks may still be in flight on s: the download took new ones, within the bound
+          expect(stagingStats(ctx)).toMatchObject({ chunks: Math.min(6, 2 * chunksPerCopy), leased: 0 });
+        }
+      }
+      // a copy of fewer chunks leases fewer (two at least)
+      trimStaging(ctx);
+      buf.copyFrom(pattern(1500, 3));
+      expect(buf.copyTo(new Uint8Array(1500))).toEqual(pattern(1500, 3));
+      expect(stagingStats(ctx).chunks).toBe(2);
+      s.close();
+      buf.close();
+    } finally {
+      configureStaging(before);
+      trimStaging(ctx);
+    }
   });
 });
 
@@ -381,6 +421,8 @@ describe('when to stage', () => {
   test('settings: validated, restorable, and read from the environment', () => {
     expect(() => configureStaging({ chunkBytes: 0 })).toThrow(/configureStaging: chunkBytes must be an integer from 1 to 2\*\*31, got 0/);
     expect(() => configureStaging({ maxChunks: 1 })).toThrow(/configureStaging: maxChunks must be an integer from 2 to 64/);
+    expect(() => configureStaging({ chunksPerCopy: 1 })).toThrow(/configureStaging: chunksPerCopy must be an integer from 2 to 64, got 1/);
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_CHUNKS_PER_COPY: '4' }).chunksPerCopy).toBe(4);
     expect(() => configureStaging({ minBytes: -1 })).toThrow(RangeError);
     expect(() => configureStaging({ minBytes: 1.5 })).toThrow(RangeError);
     expect(() => configureStaging({ chunk: 4 } as never)).toThrow(/configureStaging: unknown setting 'chunk'/);
@@ -388,14 +430,14 @@ describe('when to stage', () => {
     const both = (minBytes: number, hostThreads: number) => ({ minBytes, hostThreads });
     const T = STAGING_DEFAULTS.upload.hostThreads;
     const U = STAGING_DEFAULTS.download.hostThreads;
-    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2 });
-    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: 8 << 20, maxChunks: 2 });
+    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
+    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
     const off = stagingFromEnvironment({ CUDA_TS_STAGING: '0', CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '5' });
     expect([off.upload.minBytes, off.download.minBytes]).toEqual([Infinity, Infinity]);
     // the two-direction variables set both; the per-direction ones win over them
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4 });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: 8 << 20, maxChunks: 2 });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: 8 << 20, maxChunks: 2 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4, chunksPerCopy: 2 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_THREADS: 'off' })).toThrow(/CUDA_TS_STAGING_UPLOAD_THREADS must be a non-negative integer, got 'off'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: '-1' })).toThrow(/CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES must be a non-negative integer or 'off', got '-1'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_THREADS: '9' })).toThrow(/download.hostThreads must be an integer from 0 to 8, got 9/);
@@ -404,10 +446,10 @@ describe('when to stage', () => {
     expect(() => configureStaging({ upload: { min: 1 } as never })).toThrow(/configureStaging: upload: unknown setting 'min' \(expected minBytes, hostThreads\)/);
     expect(() => configureStaging({ upload: 5 as never })).toThrow(/configureStaging: upload must be an object, got 5/);
     // a failed change changes nothing; a per-direction change wins over the two-direction one
-    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2 });
+    expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
     const before = configureStaging({ minBytes: 7, download: { minBytes: 9 } });
     try {
-      expect(stagingSettings()).toEqual({ upload: both(7, T), download: both(9, U), chunkBytes: 1000, maxChunks: 2 });
+      expect(stagingSettings()).toEqual({ upload: both(7, T), download: both(9, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
     } finally {
       configureStaging(before);
     }

@@ -15,8 +15,9 @@
 //     allows), the last DMAs may still run; device to host is done when it returns.
 // A chunk carries an event recorded after the last DMA that used it: whoever takes it next waits for
 // that event first, so concurrent copies on several streams never overwrite a chunk still in flight.
-// Copies are synchronous JS calls, so one copy holds one pair of chunks at a time; a copy finding every
-// chunk of the pool in flight allocates another (up to the bound) or waits for the oldest.
+// Copies are synchronous JS calls, so one copy holds one ring of chunks (a pair by default, up to
+// chunksPerCopy) at a time; a copy finding every chunk of the pool in flight allocates another (up to
+// the bound) or waits for the oldest.
 // Graph capture never gets here: copies of pageable memory are refused while their stream captures.
 import { koffi } from '../../support';
 import * as drv from '../driver';
@@ -41,6 +42,11 @@ export interface StagingSettings {
   chunkBytes: number;
   /** Most pinned chunks per context (at least 2: a copy uses a pair). */
   maxChunks: number;
+  /**
+   * Chunks one copy cycles through (2: double-buffered; more let the DMA run further ahead of the host
+   * copies, absorbing uneven chunk times; at most maxChunks, and the copy's chunk count).
+   */
+  chunksPerCopy: number;
 }
 
 /**
@@ -51,13 +57,14 @@ export interface StagingSettings {
  * crossover with helpers is measured; downloads direct 15.8, staged 8.55 alone and 12.2 with 3 helpers
  * (CuPy 17.7), so downloads go to the driver directly.
  */
-export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number }> = {
+export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number; chunksPerCopy: number }> = {
   upload: { minBytes: 128 << 20, hostThreads: 3 },
   download: { minBytes: Infinity, hostThreads: 3 },
   /** Large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
   chunkBytes: 8 << 20,
   /** One double-buffered pair. */
   maxChunks: 2,
+  chunksPerCopy: 2,
 };
 
 /**
@@ -69,6 +76,7 @@ export interface StagingChange {
   hostThreads?: number;
   chunkBytes?: number;
   maxChunks?: number;
+  chunksPerCopy?: number;
   upload?: Partial<StagingDirection>;
   download?: Partial<StagingDirection>;
 }
@@ -83,6 +91,7 @@ export const STAGING_ENV = {
   minBytes: 'CUDA_TS_STAGING_MIN_BYTES',
   chunkBytes: 'CUDA_TS_STAGING_CHUNK_BYTES',
   maxChunks: 'CUDA_TS_STAGING_CHUNKS',
+  chunksPerCopy: 'CUDA_TS_STAGING_CHUNKS_PER_COPY',
   hostThreads: 'CUDA_TS_STAGING_THREADS',
   uploadMinBytes: 'CUDA_TS_STAGING_UPLOAD_MIN_BYTES',
   uploadThreads: 'CUDA_TS_STAGING_UPLOAD_THREADS',
@@ -91,7 +100,7 @@ export const STAGING_ENV = {
 } as const;
 
 let settings: StagingSettings | undefined;
-const CHANGE_KEYS: readonly string[] = ['minBytes', 'hostThreads', 'chunkBytes', 'maxChunks', 'upload', 'download'];
+const CHANGE_KEYS: readonly string[] = ['minBytes', 'hostThreads', 'chunkBytes', 'maxChunks', 'chunksPerCopy', 'upload', 'download'];
 const DIRECTION_KEYS: readonly string[] = ['minBytes', 'hostThreads'];
 
 function checkDirection(where: string, d: StagingDirection): void {
@@ -112,12 +121,15 @@ function checkSettings(where: string, s: StagingSettings): StagingSettings {
   if (typeof s.maxChunks !== 'number' || !Number.isSafeInteger(s.maxChunks) || s.maxChunks < 2 || s.maxChunks > 64) {
     throw new RangeError(`${where}: maxChunks must be an integer from 2 to 64, got ${String(s.maxChunks)}`);
   }
+  if (typeof s.chunksPerCopy !== 'number' || !Number.isSafeInteger(s.chunksPerCopy) || s.chunksPerCopy < 2 || s.chunksPerCopy > 64) {
+    throw new RangeError(`${where}: chunksPerCopy must be an integer from 2 to 64, got ${String(s.chunksPerCopy)}`);
+  }
   return s;
 }
 
 /** A copy of `s` (its direction records too). */
 function copyOf(s: StagingSettings): StagingSettings {
-  return { upload: { ...s.upload }, download: { ...s.download }, chunkBytes: s.chunkBytes, maxChunks: s.maxChunks };
+  return { upload: { ...s.upload }, download: { ...s.download }, chunkBytes: s.chunkBytes, maxChunks: s.maxChunks, chunksPerCopy: s.chunksPerCopy };
 }
 
 /** The defaults with the environment's overrides; a malformed variable is a RangeError naming it. @internal */
@@ -142,6 +154,7 @@ export function stagingFromEnvironment(env: NodeJS.ProcessEnv = process.env): St
     download: direction(D.download, E.downloadMinBytes, E.downloadThreads),
     chunkBytes: num(E.chunkBytes, D.chunkBytes),
     maxChunks: num(E.maxChunks, D.maxChunks),
+    chunksPerCopy: num(E.chunksPerCopy, D.chunksPerCopy),
   });
 }
 
@@ -176,6 +189,7 @@ export function configureStaging(change: StagingChange): StagingSettings {
   }
   if (change.chunkBytes !== undefined) next.chunkBytes = change.chunkBytes;
   if (change.maxChunks !== undefined) next.maxChunks = change.maxChunks;
+  if (change.chunksPerCopy !== undefined) next.chunksPerCopy = change.chunksPerCopy;
   settings = checkSettings('configureStaging', next);
   return before;
 }
@@ -308,25 +322,28 @@ function fitSettings(ctx: drv.Bindable, pool: Pool, s: StagingSettings): void {
 }
 
 /**
- * Two chunks for one copy, leased: idle ones first, then new ones within the bound, then the oldest in
- * flight (the copy waits for them chunk by chunk). Undefined when pinned memory is short: copy directly.
+ * The chunks one copy of `n` bytes cycles through, leased: at least two, at most chunksPerCopy (and
+ * maxChunks, and the copy's chunk count): idle ones first, then new ones within the bound, then (to make
+ * two) the oldest in flight (the copy waits for them chunk by chunk). Undefined when pinned memory is
+ * short: copy directly.
  */
-function leasePair(ctx: drv.Bindable, s: StagingSettings): [Chunk, Chunk] | undefined {
+function leaseRing(ctx: drv.Bindable, s: StagingSettings, n: number): Chunk[] | undefined {
   const pool = poolOf(ctx);
   fitSettings(ctx, pool, s);
+  const want = Math.max(2, Math.min(s.chunksPerCopy, s.maxChunks, Math.ceil(n / s.chunkBytes)));
   const free = pool.chunks.filter((c) => !c.leased && c.bytes === s.chunkBytes);
-  const pair = free.filter((c) => idle(ctx, pool, c) && pool.chunks.includes(c)).slice(0, 2);
-  while (pair.length < 2 && pool.chunks.length < s.maxChunks) {
+  const ring = free.filter((c) => idle(ctx, pool, c) && pool.chunks.includes(c)).slice(0, want);
+  while (ring.length < want && pool.chunks.length < s.maxChunks) {
     const c = newChunk(ctx, s.chunkBytes);
     if (c === undefined) break;
     pool.chunks.push(c);
-    pair.push(c);
+    ring.push(c);
   }
-  const busy = free.filter((c) => !pair.includes(c) && pool.chunks.includes(c)).sort((a, b) => a.recorded - b.recorded);
-  while (pair.length < 2 && busy.length > 0) pair.push(busy.shift()!);
-  if (pair.length < 2) return undefined;
-  pair[0].leased = pair[1].leased = true;
-  return pair as [Chunk, Chunk];
+  const busy = free.filter((c) => !ring.includes(c) && pool.chunks.includes(c)).sort((a, b) => a.recorded - b.recorded);
+  while (ring.length < 2 && busy.length > 0) ring.push(busy.shift()!);
+  if (ring.length < 2) return undefined;
+  for (const c of ring) c.leased = true;
+  return ring;
 }
 
 /** Waits until no DMA uses `c`. */
@@ -383,16 +400,16 @@ export function stages(n: number, host: ArrayBufferView | ArrayBuffer, direction
 export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: ArrayBufferView | ArrayBuffer, n: number): boolean {
   const s = settings ?? stagingSettings();
   if (n < s.upload.minBytes) return false;
-  const pair = leasePair(ctx, s);
-  if (pair === undefined) return false;
+  const ring = leaseRing(ctx, s, n);
+  if (ring === undefined) return false;
   const src = bytesOf(host, n);
-  const size = pair[0].bytes;
+  const size = ring[0].bytes;
   let untracked: Chunk | undefined;
   try {
-    for (let off = 0, k = 0; off < n; off += size, k ^= 1) {
-      const c = pair[k];
+    for (let off = 0, k = 0; off < n; off += size, k = (k + 1) % ring.length) {
+      const c = ring[k];
       const len = Math.min(size, n - off);
-      settle(ctx, c); // its previous DMA (chunk k-2, or an earlier copy's) has read it
+      settle(ctx, c); // its previous DMA (a ring's length ago, or an earlier copy's) has read it
       hostCopy(len === size ? c.view : c.view.subarray(0, len), len === n ? src : src.subarray(off, off + len), s.upload.hostThreads);
       drv.callOnStream(ctx, h, 'cuMemcpyHtoDAsync', dst + off, c.ptr, len, h);
       untracked = c;
@@ -401,16 +418,15 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
     }
     if (h === 0) {
       drv.call(ctx, 'cuStreamSynchronize', 0); // done on return, as the direct path's callAndWait
-      // Only the chunks this copy used are known idle now: the other of the pair may be a chunk leased
+      // Only the chunks this copy used are known idle now: another of the ring may be a chunk leased
       // while in flight on a non-blocking stream, which the default stream does not wait for.
-      pair[0].pending = false;
-      if (n > size) pair[1].pending = false;
+      for (let i = 0; i < ring.length && i * size < n; i++) ring[i].pending = false;
     }
   } catch (e) {
     if (untracked !== undefined) recover(ctx, h, untracked);
     throw e;
   } finally {
-    pair[0].leased = pair[1].leased = false;
+    for (const c of ring) c.leased = false;
   }
   return true;
 }
@@ -424,14 +440,15 @@ export function stageToDevice(ctx: drv.Bindable, h: number, dst: number, host: A
 export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView | ArrayBuffer, src: number, n: number): boolean {
   const s = settings ?? stagingSettings();
   if (n < s.download.minBytes) return false;
-  const pair = leasePair(ctx, s);
-  if (pair === undefined) return false;
+  const ring = leaseRing(ctx, s, n);
+  if (ring === undefined) return false;
   const dst = bytesOf(host, n);
-  const size = pair[0].bytes;
+  const size = ring[0].bytes;
   const count = Math.ceil(n / size);
+  const d = ring.length;
   let untracked: Chunk | undefined;
   const issue = (k: number): void => {
-    const c = pair[k & 1];
+    const c = ring[k % d];
     const off = k * size;
     drv.callOnStream(ctx, h, 'cuMemcpyDtoHAsync', c.ptr, src + off, Math.min(size, n - off), h);
     untracked = c;
@@ -439,12 +456,11 @@ export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView 
     untracked = undefined;
   };
   try {
-    settle(ctx, pair[0]); // a DMA of an earlier copy may still read them
-    settle(ctx, pair[1]);
-    issue(0);
+    for (const c of ring) settle(ctx, c); // a DMA of an earlier copy may still read them
+    for (let k = 0; k < Math.min(d - 1, count); k++) issue(k);
     for (let k = 0; k < count; k++) {
-      if (k + 1 < count) issue(k + 1); // into the other chunk, copied out in the previous round
-      const c = pair[k & 1];
+      if (k + d - 1 < count) issue(k + d - 1); // into the chunk copied out in the previous round
+      const c = ring[k % d];
       const off = k * size;
       const len = Math.min(size, n - off);
       settle(ctx, c);
@@ -454,7 +470,7 @@ export function stageToHost(ctx: drv.Bindable, h: number, host: ArrayBufferView 
     if (untracked !== undefined) recover(ctx, h, untracked);
     throw e;
   } finally {
-    pair[0].leased = pair[1].leased = false;
+    for (const c of ring) c.leased = false;
   }
   return true;
 }
