@@ -2,11 +2,12 @@
 import { textFrom } from '../support';
 import { BuildError, CudaError, OBJECTS_ERROR, ObjectsError } from './errors';
 import { checkKeys, describe } from './describe';
-import { loadNvrtc, type nvrtc } from './releases';
+import { loadNvrtc, NVRTC_LIBRARY, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
-import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheEntry } from './kernel-cache';
+import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheEntry, type KernelCacheKey } from './kernel-cache';
+import { fileIsMapped, libraryFile, type LibraryFile } from './library-file';
 
 /** NVRTC's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
 const nvrtcApi = loadNvrtc;
@@ -76,18 +77,16 @@ function currentArch(): string | undefined {
  * {@link Module} or linked with a {@link Linker}. Free with close() or `using`.
  */
 export class Program extends Resource {
-  /**
-   * The NVRTC handle (nvrtcProgram). After a compile() the kernel cache answered ({@link fromCache}),
-   * NVRTC compiled nothing on it: read the outputs through ptx, cubin, ltoir, log and loweredName, or
-   * compile with `{ cache: false }` to call NVRTC on the handle yourself.
-   */
-  readonly handle: nvrtc.nvrtcProgram;
+  /** The NVRTC program once made (see {@link handle}); the destroy function reads it from here. */
+  private readonly made: { program?: nvrtc.nvrtcProgram };
   /** The file name used in messages ({@link ProgramOptions.name}, default `program.cu`). */
   readonly name: string;
   private compiledWith: readonly string[] | undefined;
   private readonly expressions: string[] = [];
   private lastLog = '';
-  /** The source and headers, for the cache key. */
+  private readonly source: string;
+  private readonly headerList: readonly (readonly [string, string])[];
+  /** The source, name and headers, for the cache key. */
   private readonly inputs: readonly string[];
   /** The include names of the headers given (the only files the cache key covers). */
   private readonly headerNames: ReadonlySet<string>;
@@ -99,9 +98,10 @@ export class Program extends Resource {
   }
 
   /**
-   * Creates the program (nvrtcCreateProgram); nothing is compiled until compile().
+   * Makes the program; NVRTC is not called (nor libnvrtc loaded) until compile() misses the kernel
+   * cache or {@link handle} is read, so a cache hit needs no NVRTC at all.
    * @param source CUDA C++ source text
-   * @throws TypeError when `source` or a header is not a string; a CudaError when NVRTC fails
+   * @throws TypeError when `source`, a header or a name expression is not a string
    */
   constructor(source: string, options: ProgramOptions = {}) {
     if (typeof source !== 'string') throw new TypeError(`Program: source must be CUDA C++ source text (a string), got ${describe(source)}`);
@@ -113,20 +113,46 @@ export class Program extends Resource {
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
     for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`Program: header ${k} must be source text`);
-    const handle = nvrtcApi().nvrtcCreateProgram(source, name, headers.map(([, v]) => v), headers.map(([k]) => k));
-    super('Program', () => nvrtcApi().nvrtcDestroyProgram(handle));
-    this.handle = handle;
+    // NVRTC takes C strings, and is called only on a cache miss: refuse what it would refuse here
+    for (const [what, text] of [['source', source], ['name', name], ...headers.flatMap(([k, v]) => [[`header name ${k}`, k], [`header ${k}`, v]])]) {
+      if (text.includes('\0')) throw new TypeError(`Program: ${what} contains a NUL character`);
+    }
+    const made: { program?: nvrtc.nvrtcProgram } = {};
+    super('Program', () => {
+      if (made.program !== undefined) nvrtcApi().nvrtcDestroyProgram(made.program);
+    });
+    this.made = made;
+    this.source = source;
+    this.headerList = headers;
     this.name = name;
     this.inputs = [source, name, ...headers.flat()];
     this.headerNames = new Set(headers.map(([k]) => k));
     for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
   }
 
+  /**
+   * The NVRTC handle (nvrtcProgram), made (nvrtcCreateProgram, with the name expressions added) on
+   * first need: a compile() the kernel cache answered ({@link fromCache}) makes none. Reading it makes
+   * it; NVRTC has compiled nothing on it after a cache hit: compile with `{ cache: false }` to call
+   * NVRTC on it yourself.
+   * @throws a CudaError when NVRTC cannot be loaded or refuses the program
+   */
+  get handle(): nvrtc.nvrtcProgram {
+    this.assertOpen();
+    if (this.made.program === undefined) {
+      const api = nvrtcApi();
+      this.made.program = api.nvrtcCreateProgram(this.source, this.name, this.headerList.map(([, v]) => v), this.headerList.map(([k]) => k));
+      for (const e of this.expressions) api.nvrtcAddNameExpression(this.made.program, e);
+    }
+    return this.made.program;
+  }
+
   /** Registers a name expression (before compile) whose lowered (mangled) name loweredName() returns. */
   addNameExpression(expression: string): this {
     this.assertOpen();
+    if (typeof expression !== 'string' || expression.includes('\0')) throw new TypeError(`Program.addNameExpression: expression must be a string without NUL characters, got ${describe(expression)}`);
     if (this.compiledWith) throw new ObjectsError('Program.addNameExpression', OBJECTS_ERROR.state, 'addNameExpression must precede compile()');
-    nvrtcApi().nvrtcAddNameExpression(this.handle, expression);
+    if (this.made.program !== undefined) nvrtcApi().nvrtcAddNameExpression(this.made.program, expression);
     this.expressions.push(expression);
     return this;
   }
@@ -136,7 +162,7 @@ export class Program extends Resource {
     this.assertOpen();
     if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
     const opts = [...(options.options ?? [])];
-    const hasArch = opts.some((o) => /^(-arch|--gpu-architecture)(=|$)/.test(o));
+    const hasArch = opts.some((o) => o === '-arch' || o === '--gpu-architecture' || o.startsWith('-arch=') || o.startsWith('--gpu-architecture='));
     if (!hasArch) {
       const arch = options.arch ?? currentArch();
       if (arch) opts.push(`--gpu-architecture=${arch}`);
@@ -144,8 +170,8 @@ export class Program extends Resource {
     if (options.lto) opts.push('-dlto');
     const cache = kernelCacheConfig(process.env, 'Program.compile');
     if (options.cache === false || readsFiles(this.inputs, this.headerNames, opts)) cache.enabled = false;
-    const key = cache.enabled ? this.cacheKey(opts) : '';
-    const hit = cache.enabled ? readCachedKernel(cache, key) : undefined;
+    const key = cache.enabled ? this.cacheKey(opts) : undefined;
+    const hit = key ? readCachedKernel(cache, key.key) : undefined;
     if (hit) {
       this.cached = hit;
       this.lastLog = typeof hit.meta.log === 'string' ? hit.meta.log : '';
@@ -161,14 +187,24 @@ export class Program extends Resource {
     this.lastLog = this.readLog();
     this.compiledWith = opts;
     this.cached = undefined;
-    if (cache.enabled) writeCachedKernel(cache, key, this.outputs());
+    // an entry keyed by NVRTC's file is written only when that file is the NVRTC that compiled it
+    if (key && (!key.nvrtcFile || fileIsMapped(key.nvrtcFile))) writeCachedKernel(cache, key.key, this.outputs());
     return this;
   }
 
-  /** The cache key: everything NVRTC's output depends on (src/kernel-cache.ts). */
-  private cacheKey(opts: readonly string[]): string {
-    const { major, minor } = nvrtcApi().nvrtcVersion();
-    return kernelCacheKey('nvrtc', [`nvrtc ${major}.${minor}`, ...this.inputs, JSON.stringify(opts), JSON.stringify(this.expressions)]);
+  /**
+   * The cache key: everything NVRTC's output depends on (src/kernel-cache.ts). NVRTC is named by its
+   * library file (path, inode, size, modification time: src/library-file.ts), found without loading
+   * it; only where that file cannot be told is NVRTC loaded and asked its version.
+   */
+  private cacheKey(opts: readonly string[]): { key: KernelCacheKey; nvrtcFile?: LibraryFile } {
+    const nvrtcFile = libraryFile(NVRTC_LIBRARY);
+    let compiler = `nvrtc file ${nvrtcFile?.identity}`;
+    if (!nvrtcFile) {
+      const { major, minor } = nvrtcApi().nvrtcVersion();
+      compiler = `nvrtc ${major}.${minor}`;
+    }
+    return { key: kernelCacheKey('nvrtc', [compiler, ...this.inputs, JSON.stringify(opts), JSON.stringify(this.expressions)]), nvrtcFile };
   }
 
   /** Everything the getters read from NVRTC, for the cache: each output NVRTC produced. */
@@ -317,8 +353,9 @@ function cachedLoweredName(entry: KernelCacheEntry, expression: string): string 
  * includes without an include path are NVRTC's built-in headers, covered by its version.
  */
 function readsFiles(inputs: readonly string[], headerNames: ReadonlySet<string>, opts: readonly string[]): boolean {
-  if (opts.some((o) => /^(-I|--include-path|-include|--pre-include)/.test(o))) return true;
+  if (opts.some((o) => o.startsWith('-I') || o.startsWith('--include-path') || o.startsWith('-include') || o.startsWith('--pre-include'))) return true;
   for (const text of inputs) { // the source and the headers (their names never hold an #include line)
+    if (!text.includes('include')) continue; // the common case, without running the expression below
     for (const m of text.matchAll(/^\s*#\s*include\s*"([^"]+)"/gm)) if (!headerNames.has(m[1])) return true;
   }
   return false;

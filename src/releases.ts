@@ -38,6 +38,12 @@ export type * as nvml from '../generated/13.0/nvml';
 export const DRIVER_RELEASE = '13.0';
 /** The release of the NVRTC bindings {@link loadNvrtc} loads. */
 export const NVRTC_RELEASE = '13.0';
+/**
+ * NVRTC's library as its generated binder finds it (the spec in generated/13.0/nvrtc/binding.ts, which
+ * test/kernel-cache.test.ts compares with this): the kernel cache resolves the file from it without
+ * loading NVRTC, so a cache hit needs no libnvrtc.
+ */
+export const NVRTC_LIBRARY = { module: 'nvrtc', sonames: ['libnvrtc.so.13'], env: 'CUDA_TS_NVRTC_LIBRARY' } as const;
 /** The release of the nvJitLink bindings {@link loadNvJitLink} loads. */
 export const NVJITLINK_RELEASE = '13.0';
 /** The release of the NCCL bindings {@link loadNccl} and {@link loadNcclRaw} load. */

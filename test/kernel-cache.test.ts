@@ -1,7 +1,7 @@
 // The on-disk kernel cache (src/kernel-cache.ts) and its use by Program.compile, with a fake NVRTC
 // (counting compilations) in place of libnvrtc: no GPU, no CUDA toolkit needed.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -10,9 +10,11 @@ import {
 } from '../src/kernel-cache';
 
 const compiled: string[][] = [];
+/** Every nvrtcVersion and nvrtcCreateProgram call: a hit keyed by NVRTC's file makes none. */
+const nvrtcUsed: string[] = [];
 const fakeNvrtc = {
-  nvrtcVersion: () => ({ major: 13, minor: 0 }),
-  nvrtcCreateProgram: (source: string) => ({ source }),
+  nvrtcVersion: () => (nvrtcUsed.push('nvrtcVersion'), { major: 13, minor: 0 }),
+  nvrtcCreateProgram: (source: string) => (nvrtcUsed.push('nvrtcCreateProgram'), { source }),
   nvrtcDestroyProgram: () => undefined,
   nvrtcAddNameExpression: () => undefined,
   nvrtcCompileProgram: (_h: unknown, opts: string[]) => void compiled.push([...opts]),
@@ -45,6 +47,10 @@ jest.mock('../src/releases', () => ({ ...jest.requireActual('../src/releases'), 
 import { Program } from '../src/program';
 // eslint-disable-next-line import/first
 import { Linker } from '../src/linker';
+// eslint-disable-next-line import/first
+import { fileIsMapped, ldCacheLookup, libraryFile, systemLoaderPath } from '../src/library-file';
+// eslint-disable-next-line import/first
+import { NVRTC_LIBRARY } from '../src/releases';
 
 let dir: string;
 const saved = { ...process.env };
@@ -54,6 +60,7 @@ beforeEach(() => {
   delete process.env.CUDA_TS_CACHE;
   delete process.env.CUDA_TS_CACHE_MAX_BYTES;
   compiled.length = 0;
+  nvrtcUsed.length = 0;
   linked.length = 0;
 });
 afterEach(() => {
@@ -77,7 +84,8 @@ describe('kernel cache configuration', () => {
 describe('keys and entries', () => {
   test('the key changes with every ingredient and its boundaries, never otherwise', () => {
     const base = kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']);
-    expect(kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]'])).toBe(base);
+    expect(base.name).toMatch(/^[0-9a-f]{16}$/);
+    expect(kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]'])).toEqual(base);
     for (const other of [
       kernelCacheKey('nvjitlink', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']),
       kernelCacheKey('nvrtc', ['nvrtc 13.1', 'src', 'a.cu', '["--gpu-architecture=sm_90"]']),
@@ -85,7 +93,19 @@ describe('keys and entries', () => {
       kernelCacheKey('nvrtc', ['nvrtc 13.0', 'src', 'a.cu', '["--gpu-architecture=sm_100"]']),
       kernelCacheKey('nvrtc', ['nvrtc 13.0', 'sr', 'ca.cu', '["--gpu-architecture=sm_90"]']),
       kernelCacheKey('nvrtc', ['nvrtc 13.0', new Uint8Array([1]), 'a.cu', '["--gpu-architecture=sm_90"]']),
-    ]) expect(other).not.toBe(base);
+    ]) {
+      expect(other.name).not.toBe(base.name);
+      expect(Buffer.from(other.material).equals(base.material)).toBe(false);
+    }
+  });
+  test('an entry of another key with the same file name (a hash collision) is a miss, never the other kernel', () => {
+    const config = kernelCacheConfig();
+    const a = kernelCacheKey('nvrtc', ['a']);
+    const b = kernelCacheKey('nvrtc', ['b']);
+    expect(writeCachedKernel(config, { name: a.name, material: b.material }, { meta: {}, blobs: { cubin: new Uint8Array([2]) } })).toBe(true);
+    expect(readCachedKernel(config, a)).toBeUndefined();
+    expect(readCachedKernel(config, { name: a.name, material: b.material })?.blobs).toEqual({ cubin: new Uint8Array([2]) });
+    expect(readdirSync(dir)).toEqual([`${a.name}.kc`]); // left for its own key
   });
   test('an entry round-trips; a truncated or foreign file does not decode', () => {
     const entry = { meta: { log: 'ok', lowered: { 'f<int>': '_Z1fIiEvv' } }, blobs: { cubin: new Uint8Array([1, 2, 3]), ptx: new Uint8Array([0x2e, 0]) } };
@@ -101,10 +121,10 @@ describe('keys and entries', () => {
     expect(readCachedKernel(config, key)).toBeUndefined();
     expect(writeCachedKernel(config, key, { meta: { a: 1 }, blobs: { cubin: new Uint8Array(10).fill(7) } })).toBe(true);
     expect(readCachedKernel(config, key)?.blobs.cubin).toEqual(new Uint8Array(10).fill(7));
-    expect(readdirSync(dir)).toEqual([`${key}.kc`]);
-    writeFileSync(join(dir, `${key}.kc`), 'garbage');
+    expect(readdirSync(dir)).toEqual([`${key.name}.kc`]);
+    writeFileSync(join(dir, `${key.name}.kc`), 'garbage');
     expect(readCachedKernel(config, key)).toBeUndefined();
-    expect(existsSync(join(dir, `${key}.kc`))).toBe(false);
+    expect(existsSync(join(dir, `${key.name}.kc`))).toBe(false);
     expect(readCachedKernel({ ...config, enabled: false }, key)).toBeUndefined();
   });
   test('the size bound drops least recently used entries first', () => {
@@ -112,29 +132,43 @@ describe('keys and entries', () => {
     const keys = ['a', 'b', 'c'].map((k) => kernelCacheKey('nvrtc', [k]));
     keys.forEach((k, i) => {
       writeCachedKernel({ ...config, maxBytes: 1e9 }, k, { meta: {}, blobs: { cubin: new Uint8Array(1000) } });
-      utimesSync(join(dir, `${k}.kc`), new Date(1e12 + i * 1e6), new Date(1e12 + i * 1e6));
+      utimesSync(join(dir, `${k.name}.kc`), new Date(1e12 + i * 1e6), new Date(1e12 + i * 1e6));
     });
     readCachedKernel(config, keys[0]); // a is now the most recently used
     expect(pruneKernelCache(config)).toBeGreaterThan(0);
-    expect(readdirSync(dir).sort()).toEqual([`${keys[0]}.kc`, `${keys[2]}.kc`].sort());
+    expect(readdirSync(dir).sort()).toEqual([`${keys[0].name}.kc`, `${keys[2].name}.kc`].sort());
     expect(kernelCacheStats(process.env)).toMatchObject({ dir, entries: 2, enabled: true });
-    expect(writeCachedKernel({ ...config, maxBytes: 10 }, 'big', { meta: {}, blobs: { cubin: new Uint8Array(100) } })).toBe(false);
+    expect(writeCachedKernel({ ...config, maxBytes: 10 }, kernelCacheKey('nvrtc', ['big']), { meta: {}, blobs: { cubin: new Uint8Array(100) } })).toBe(false);
+  });
+  test('a read touches an entry not used for a minute (pruned last), not one used just now', () => {
+    const config = kernelCacheConfig();
+    const key = kernelCacheKey('nvrtc', ['t']);
+    writeCachedKernel(config, key, { meta: {}, blobs: { cubin: new Uint8Array(4) } });
+    const file = join(dir, `${key.name}.kc`);
+    const recent = new Date(Date.now() - 10_000);
+    utimesSync(file, recent, recent);
+    readCachedKernel(config, key);
+    expect(Math.abs(statSync(file).mtimeMs - recent.getTime())).toBeLessThan(1);
+    utimesSync(file, new Date(1e12), new Date(1e12));
+    readCachedKernel(config, key);
+    expect(Date.now() - statSync(file).mtimeMs).toBeLessThan(60_000);
   });
   test('processes writing and reading one key at once see whole entries only (atomic rename)', () => {
     const script = `
-      const { kernelCacheConfig, readCachedKernel, writeCachedKernel } = require(${JSON.stringify(join(__dirname, '../src/kernel-cache'))});
+      const { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel } = require(${JSON.stringify(join(__dirname, '../src/kernel-cache'))});
       const config = kernelCacheConfig();
+      const same = kernelCacheKey('nvrtc', ['same']);
       let bad = 0;
       for (let i = 0; i < 200; i++) {
-        writeCachedKernel(config, 'same', { meta: { i }, blobs: { cubin: new Uint8Array(65536).fill(i & 255) } });
-        const e = readCachedKernel(config, 'same');
+        writeCachedKernel(config, same, { meta: { i }, blobs: { cubin: new Uint8Array(65536).fill(i & 255) } });
+        const e = readCachedKernel(config, same);
         if (!e || e.blobs.cubin.length !== 65536 || e.blobs.cubin.some((b) => b !== e.blobs.cubin[0])) bad++;
       }
       process.stdout.write(String(bad));`;
     // children under Node whatever runs the suite (tsx's -r hook is Node's): the file system is the subject
     const runs = Array.from({ length: 3 }, () => spawnSync('node', ['-r', require.resolve('tsx/cjs'), '-e', script], { env: process.env, encoding: 'utf8' }));
     for (const r of runs) expect([r.status, r.stderr.slice(0, 300), r.stdout]).toEqual([0, '', '0']);
-    expect(readdirSync(dir)).toEqual(['same.kc']);
+    expect(readdirSync(dir)).toEqual([`${kernelCacheKey('nvrtc', ['same']).name}.kc`]);
   });
 });
 
@@ -219,3 +253,120 @@ describe('Linker.complete through the cache (fake nvJitLink)', () => {
     expect(() => new Linker({ arch: 'sm_90', cache: 1 as unknown as boolean })).toThrow(/^Linker: cache must be a boolean/);
   });
 });
+
+describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC never hits', () => {
+  const source = 'extern "C" __global__ void k() {}';
+  // files mapped into this process (what fileIsMapped checks): node itself and a shared library
+  const node = realpathSync(process.execPath);
+  const sharedLibrary = readFileSync('/proc/self/maps', 'utf8').split('\n').map((l) => l.trim().split(/\s+/).slice(5).join(' ')).find((f) => /\/lib[^/]*\.so[.\d]*$/.test(f))!;
+
+  test('NVRTC_LIBRARY is the generated binder\'s spec', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { binder } = require('../generated/13.0/nvrtc/binding');
+    expect(binder.spec).toMatchObject({ module: NVRTC_LIBRARY.module, sonames: [...NVRTC_LIBRARY.sonames], env: NVRTC_LIBRARY.env });
+  });
+  test('the second program is answered without any NVRTC call; another NVRTC file compiles again', () => {
+    process.env.CUDA_TS_NVRTC_LIBRARY = node;
+    const a = new Program(source, { nameExpressions: ['k'] }).compile({ arch: 'sm_90' });
+    expect([a.fromCache, compiled.length]).toEqual([false, 1]);
+    nvrtcUsed.length = 0;
+    const b = new Program(source, { nameExpressions: ['k'] }).compile({ arch: 'sm_90' });
+    expect([b.fromCache, b.loweredName('k'), nvrtcUsed]).toEqual([true, a.loweredName('k'), []]);
+    b.close();
+    process.env.CUDA_TS_NVRTC_LIBRARY = sharedLibrary;
+    expect(new Program(source, { nameExpressions: ['k'] }).compile({ arch: 'sm_90' }).fromCache).toBe(false);
+    expect(compiled).toHaveLength(2);
+  });
+  test('reading handle makes the NVRTC program of a cached one; a name expression is checked by Program', () => {
+    process.env.CUDA_TS_NVRTC_LIBRARY = node;
+    new Program(source).compile({ arch: 'sm_90' });
+    nvrtcUsed.length = 0;
+    const p = new Program(source).compile({ arch: 'sm_90' });
+    expect(nvrtcUsed).toEqual([]);
+    expect(p.handle).toEqual({ source });
+    expect(nvrtcUsed).toEqual(['nvrtcCreateProgram']);
+    p.close();
+    expect(() => p.handle).toThrow(/closed/);
+    expect(() => new Program(source).addNameExpression(1 as unknown as string)).toThrow(/^Program\.addNameExpression: expression must be a string/);
+    expect(() => new Program('a\0b')).toThrow(/^Program: source contains a NUL character/);
+    expect(() => new Program(source, { headers: { 'a.h': 'x\0' } })).toThrow(/^Program: header a\.h contains a NUL/);
+    expect(nvrtcUsed).toEqual(['nvrtcCreateProgram']);
+  });
+  test('an entry is written only when the file in its key is the NVRTC mapped into the process', () => {
+    const copy = join(dir, 'libnvrtc.so.13');
+    writeFileSync(copy, 'not loaded');
+    process.env.CUDA_TS_NVRTC_LIBRARY = copy;
+    new Program(source).compile({ arch: 'sm_90' });
+    new Program(source).compile({ arch: 'sm_90' });
+    expect(compiled).toHaveLength(2);
+    expect(readdirSync(dir)).toEqual(['libnvrtc.so.13']);
+  });
+  test('the identity changes with the file\'s content, time or place; a missing override names no file', () => {
+    const lib = join(dir, 'libnvrtc.so.13');
+    writeFileSync(lib, 'v1');
+    const spec = { ...NVRTC_LIBRARY, sonames: [...NVRTC_LIBRARY.sonames] };
+    const first = libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })!;
+    expect(first.path).toBe(realpathSync(lib));
+    expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })).toEqual(first);
+    utimesSync(lib, new Date(1e12), new Date(1e12));
+    const touched = libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })!;
+    expect(touched.identity).not.toBe(first.identity);
+    writeFileSync(lib, 'v2 longer');
+    utimesSync(lib, new Date(1e12), new Date(1e12));
+    expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })!.identity).not.toBe(touched.identity);
+    // found through CUDA_HOME as the loader's search would, unless an earlier place has it
+    mkdirSync(join(dir, 'home', 'lib64'), { recursive: true });
+    writeFileSync(join(dir, 'home', 'lib64', 'libnvrtc.so.13'), 'v3');
+    expect(libraryFile(spec, { CUDA_HOME: join(dir, 'home') })?.path).toBe(realpathSync(join(dir, 'home', 'lib64', 'libnvrtc.so.13')));
+    expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: join(dir, 'none.so') })).toBeUndefined();
+  });
+  test('the system loader\'s part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found', () => {
+    const cache = join(dir, 'ld.so.cache');
+    const abi = (process.arch === 'arm64' ? 0x0a00 : 0x0300) | 3;
+    writeFileSync(cache, ldCache([[abi, 'liba.so.1', '/x/liba.so.1', 0], [0x0003, 'libb.so.2', '/x32/libb.so.2', 0], [abi, 'libb.so.2', '/x/libb.so.2', 0], [abi, 'libh.so', '/h/libh.so', 1]]));
+    expect(ldCacheLookup(cache, 'liba.so.1')).toBe('/x/liba.so.1');
+    expect(ldCacheLookup(cache, 'libb.so.2')).toBe('/x/libb.so.2'); // the 32-bit entry is not ours
+    expect(ldCacheLookup(cache, 'libh.so')).toBeNull();
+    expect(ldCacheLookup(cache, 'a.so.1')).toBeUndefined(); // a tail of a name is not the name
+    expect(ldCacheLookup(cache, 'libz.so')).toBeUndefined();
+    writeFileSync(cache, 'ld.so-1.7.0 an old format');
+    expect(ldCacheLookup(cache, 'liba.so.1')).toBeNull();
+    writeFileSync(join(dir, 'liba.so.1'), '');
+    expect(systemLoaderPath('liba.so.1', { LD_LIBRARY_PATH: `/nowhere::${dir}` }, cache)).toBe(join(dir, 'liba.so.1'));
+    expect(systemLoaderPath('libcuda-ts-none.so.9', {}, join(dir, 'missing'))).toBeUndefined();
+  });
+  test('fileIsMapped: the path and the inode of a line of /proc/self/maps', () => {
+    const { ino } = statSync(node);
+    expect(fileIsMapped({ path: node, inode: ino, identity: '' })).toBe(true);
+    const maps = join(dir, 'maps');
+    writeFileSync(maps, `7f00-7f10 r-xp 00000000 fd:00 ${ino + 1}                     /opt/lib/libnvrtc.so.13\n`);
+    expect(fileIsMapped({ path: '/opt/lib/libnvrtc.so.13', inode: ino + 1, identity: '' }, maps)).toBe(true);
+    expect(fileIsMapped({ path: '/opt/lib/libnvrtc.so.13', inode: ino + 2, identity: '' }, maps)).toBe(false);
+    expect(fileIsMapped({ path: '/lib/libnvrtc.so.13', inode: ino + 1, identity: '' }, maps)).toBe(false);
+    expect(fileIsMapped({ path: '/x', inode: 1, identity: '' }, join(dir, 'no-maps'))).toBe(false);
+  });
+});
+
+/** An ld.so.cache in glibc's new format holding `entries` ([flags, name, path, hwcap]). */
+function ldCache(entries: [number, string, string, number][]): Buffer {
+  const strings: string[] = [];
+  const header = 48 + entries.length * 24;
+  let at = header;
+  const offset = (s: string): number => {
+    const o = at;
+    strings.push(`${s}\0`);
+    at += Buffer.byteLength(s) + 1;
+    return o;
+  };
+  const out = Buffer.alloc(header);
+  out.write('glibc-ld.so.cache1.1', 0, 'latin1');
+  out.writeUInt32LE(entries.length, 20);
+  entries.forEach(([flags, name, path, hwcap], i) => {
+    const e = 48 + i * 24;
+    out.writeInt32LE(flags, e);
+    out.writeUInt32LE(offset(`x${name}`) + 1, e + 4); // the name as the tail of a longer string
+    out.writeUInt32LE(offset(path), e + 8);
+    out.writeBigUInt64LE(BigInt(hwcap), e + 16);
+  });
+  return Buffer.concat([out, Buffer.from(strings.join(''), 'utf8')]);
+}

@@ -1,0 +1,130 @@
+// The kernel cache's hit path without a GPU (issue 26 §5): bench/kernel-cache.ts's measurement, run
+// against stand-in libcuda and libnvrtc built from bench/native/fake-cuda.c, so everything else is the
+// real code (koffi, the binder, the door, Program.compile, src/kernel-cache.ts). Each figure is the
+// median over ROUNDS fresh processes, timed inside the child around `new Program(SAXPY).compile()`
+// after `Device.get(0).setCurrent()`:
+//   miss     empty cache: the fake NVRTC "compiles" (sleeps FAKE_NVRTC_COMPILE_MS, default 15)
+//   hit      the entry the miss left; nothing loaded beforehand: what a user's second process waits for
+//   hit, nvrtc preloaded   Program.version() first, outside the timer (what bench/kernel-cache.ts times)
+//   off      CUDA_TS_CACHE=0
+// and whether libnvrtc was mapped into the hit process at all (/proc/self/maps). Two ways to run the
+// sources: `built` (each .ts transpiled to CommonJS by esbuild first, as the built package runs) and
+// `tsx` (scripts/run-ts.cjs, as bench/kernel-cache.ts runs them: tsx transpiles on first require).
+// Needs gcc and Linux.
+//   npx tsx bench/kernel-cache-cpu.ts       ROUNDS=9; MODES=built,tsx; OUT=dir writes kernel-cache-cpu.json
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SAXPY } from './gpu-common';
+
+const ROOT = join(__dirname, '..');
+const ROUNDS = Number(process.env.ROUNDS ?? 9);
+const MODES = (process.env.MODES ?? 'built,tsx').split(',');
+
+/** Builds the stand-in libraries into `dir`; returns their paths. */
+function buildFakes(dir: string): { driver: string; nvrtc: string } {
+  const src = join(ROOT, 'bench', 'native', 'fake-cuda.c');
+  const driver = join(dir, 'libcuda.so.1');
+  const nvrtc = join(dir, 'libnvrtc.so.13');
+  for (const [def, out] of [['FAKE_DRIVER', driver], ['FAKE_NVRTC', nvrtc]]) {
+    const r = spawnSync('gcc', ['-O2', '-shared', '-fPIC', `-D${def}`, '-o', out, src], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`gcc failed: ${r.stderr}`);
+  }
+  return { driver, nvrtc };
+}
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Transpiles src/, support/ and generated/ to CommonJS under `dir` (as tsconfig.build.json emits); returns the entry. */
+function transpile(dir: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const files = ['src', 'support', 'generated'].flatMap((d) => tsFiles(join(ROOT, d)));
+  esbuild.buildSync({ entryPoints: files, outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
+  writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
+  return join(dir, 'src', 'index.js');
+}
+
+const child = (entry: string, nvrtcPath: string, preload: boolean): string => `
+const { readFileSync } = require('node:fs');
+const cuda = require(${JSON.stringify(entry)});
+cuda.Device.get(0).setCurrent();
+${preload ? 'cuda.Program.version();' : ''}
+const t = performance.now();
+const p = new cuda.Program(${JSON.stringify(SAXPY)}, { name: 'saxpy.cu' }).compile();
+const ms = performance.now() - t;
+const cubin = p.cubin.byteLength;
+const fromCache = p.fromCache;
+p.close();
+const nvrtcLoaded = readFileSync('/proc/self/maps', 'utf8').includes(${JSON.stringify(nvrtcPath)});
+process.stdout.write(JSON.stringify({ ms, fromCache, cubin, nvrtcLoaded }));
+`;
+
+interface Run { ms: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean }
+
+function runChild(file: string, viaTsx: boolean, env: Record<string, string>): Run {
+  const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
+  // NODE_PATH: the transpiled tree lives outside the repository and requires koffi
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env }, encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr.slice(-1500)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** ROUNDS of miss, hit, preloaded hit and off, each in a fresh process; medians in ms. */
+function measure(work: string, entry: string, viaTsx: boolean, libs: { driver: string; nvrtc: string }): Record<string, number | boolean> {
+  const plain = join(work, 'child.cjs');
+  const preloaded = join(work, 'child-preload.cjs');
+  writeFileSync(plain, child(entry, libs.nvrtc, false));
+  writeFileSync(preloaded, child(entry, libs.nvrtc, true));
+  const base = { CUDA_TS_DRIVER_LIBRARY: libs.driver, CUDA_TS_NVRTC_LIBRARY: libs.nvrtc };
+  const rows: Record<string, number[]> = { miss: [], hit: [], hitPreloaded: [], off: [] };
+  let hitLoadsNvrtc = false;
+  for (let r = 0; r < ROUNDS; r++) {
+    const env = { ...base, CUDA_TS_CACHE_DIR: join(work, `cache-${viaTsx ? 'tsx' : 'built'}-${r}`) };
+    const first = runChild(plain, viaTsx, env);
+    const second = runChild(plain, viaTsx, env);
+    if (first.fromCache || !second.fromCache || first.cubin !== second.cubin) throw new Error(`round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
+    hitLoadsNvrtc ||= second.nvrtcLoaded;
+    rows.miss.push(first.ms);
+    rows.hit.push(second.ms);
+    rows.hitPreloaded.push(runChild(preloaded, viaTsx, env).ms);
+    rows.off.push(runChild(plain, viaTsx, { ...env, CUDA_TS_CACHE: '0' }).ms);
+  }
+  return { missMs: median(rows.miss), hitMs: median(rows.hit), hitPreloadedMs: median(rows.hitPreloaded), offMs: median(rows.off), hitLoadsNvrtc };
+}
+
+function main(): void {
+  const work = mkdtempSync(join(tmpdir(), 'cuda-ts-kc-cpu-'));
+  const results: Record<string, Record<string, number | boolean>> = {};
+  try {
+    const libs = buildFakes(work);
+    for (const mode of MODES) {
+      let entry = join(ROOT, 'src', 'index.ts');
+      if (mode === 'built') {
+        mkdirSync(join(work, 'js'));
+        entry = transpile(join(work, 'js'));
+      } else if (mode !== 'tsx') throw new RangeError(`MODES: 'built' or 'tsx', got '${mode}'`);
+      results[mode] = measure(work, entry, mode === 'tsx', libs);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`kernel cache hit path, stand-in libcuda/libnvrtc, SAXPY, median of ${ROUNDS} fresh processes (node ${process.versions.node})`);
+  for (const [mode, r] of Object.entries(results)) {
+    console.log(`  ${mode.padEnd(5)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms`);
+  }
+  if (process.env.OUT) writeFileSync(join(process.env.OUT, 'kernel-cache-cpu.json'), JSON.stringify({ rounds: ROUNDS, results }, null, 1));
+}
+
+main();

@@ -1,0 +1,147 @@
+// Which file a shared library would load from, found without loading it, so the kernel cache can key
+// a compilation by the compiler's file (path, inode, size, modification time) and answer a hit with
+// no libnvrtc in the process (loading it costs ~10 ms on the H200). The search is support/library.ts's
+// (libraryCandidates) with the system loader's part done by hand: LD_LIBRARY_PATH, /etc/ld.so.cache,
+// the default directories. Where that cannot be decided (an unknown ld.so.cache format, hwcap
+// variants), the answer is undefined and the caller falls back to asking the library its version.
+// A resolution that disagrees with what the loader really picked is caught where it matters: an
+// entry is written only when the file named in its key is the one mapped into the writing process
+// (fileIsMapped), so a key never names a library other than the one that produced the entry.
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { libraryCandidates, type LibrarySpec } from '../support';
+
+/** The identity of the file the library would load from, or undefined when it cannot be told. */
+export interface LibraryFile {
+  /** The resolved path (symbolic links followed). */
+  path: string;
+  /** The inode, as /proc/self/maps shows it. */
+  inode: number;
+  /** Path, device, inode, size and modification time in one string: the cache key's ingredient. */
+  identity: string;
+}
+
+/**
+ * The file `spec`'s library would load from in this environment, found without loading it: the first
+ * candidate (support/library.ts's order) that exists; a bare soname resolved as the system loader would.
+ */
+export function libraryFile(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LibraryFile | undefined {
+  const override = env[spec.env];
+  if (override) return identify(override); // the only candidate then: loadLibrary never passes it over
+  for (const { path } of libraryCandidates(spec, env)) {
+    const file = path.includes('/') ? path : systemLoaderPath(path, env);
+    if (file === null) return undefined; // the loader's choice cannot be told
+    if (file === undefined) continue;
+    const found = identify(file);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function identify(file: string): LibraryFile | undefined {
+  try {
+    const path = realpathSync.native(file); // one realpath(3), where the JS one stats each component
+    const s = statSync(path);
+    if (!s.isFile()) return undefined;
+    return { path, inode: s.ino, identity: `${path}|${s.dev}|${s.ino}|${s.size}|${s.mtimeMs}` };
+  } catch {
+    return undefined;
+  }
+}
+
+const TRIPLET = process.arch === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
+const DEFAULT_DIRS = [`/lib/${TRIPLET}`, `/usr/lib/${TRIPLET}`, '/lib64', '/usr/lib64', '/lib', '/usr/lib'];
+
+/**
+ * Where dlopen(soname) would look: LD_LIBRARY_PATH, then the ld.so.cache, then the default
+ * directories. undefined: not found; null: cannot be told (hwcap variants, an unreadable cache format).
+ */
+export function systemLoaderPath(soname: string, env: NodeJS.ProcessEnv = process.env, cacheFile = '/etc/ld.so.cache'): string | undefined | null {
+  for (const dir of (env.LD_LIBRARY_PATH ?? '').split(':')) {
+    if (dir && exists(join(dir, soname))) return join(dir, soname);
+  }
+  const cached = ldCacheLookup(cacheFile, soname);
+  if (cached !== undefined) return cached;
+  for (const dir of DEFAULT_DIRS) if (exists(join(dir, soname))) return join(dir, soname);
+  return undefined;
+}
+
+function exists(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false }) !== undefined;
+}
+
+const CACHE_MAGIC = 'glibc-ld.so.cache1.1';
+// flags of an entry: ELF libc6 (3) for this machine's 64-bit ABI (x86-64 0x0300, AArch64 0x0a00)
+const ABI_FLAGS = (process.arch === 'arm64' ? 0x0a00 : 0x0300) | 3;
+let parsedCache: { stamp: string; bytes: Buffer } | undefined;
+
+/**
+ * The path the ld.so.cache gives `soname` for this machine's ABI; undefined when it has none, null
+ * when its answer cannot be told (a format other than glibc's new one, hwcap-specific entries).
+ */
+export function ldCacheLookup(cacheFile: string, soname: string): string | undefined | null {
+  let stamp: string;
+  try {
+    const s = statSync(cacheFile);
+    stamp = `${cacheFile}|${s.ino}|${s.size}|${s.mtimeMs}`;
+  } catch {
+    return undefined; // no cache: the loader searches the default directories only
+  }
+  if (parsedCache?.stamp !== stamp) parsedCache = { stamp, bytes: readFileSync(cacheFile) };
+  return findInLdCache(parsedCache.bytes, soname);
+}
+
+/**
+ * Looks `soname` up in an ld.so.cache (glibc's format since 2.32, `glibc-ld.so.cache1.1`): the
+ * positions of the name in the string table, then the entries whose key is one of them. Only numbers
+ * are read in the entry loop: a fresh process pays for the name, not for decoding the whole cache.
+ */
+function findInLdCache(bytes: Buffer, soname: string): string | undefined | null {
+  // struct cache_file_new: magic+version (20), nlibs, len_strings, flags (1) + padding (3), extension offset, 3 unused; entries of 24 bytes
+  if (bytes.byteLength < 48 || bytes.toString('latin1', 0, CACHE_MAGIC.length) !== CACHE_MAGIC) return null;
+  const nlibs = bytes.readUInt32LE(20);
+  const table = 48 + nlibs * 24;
+  if (table > bytes.byteLength) return null;
+  const needle = Buffer.from(`${soname}\0`, 'latin1');
+  // every place the string at which is `soname` (keys may point into a path: ldconfig shares tails)
+  const at = new Set<number>();
+  for (let i = bytes.indexOf(needle, table); i >= 0; i = bytes.indexOf(needle, i + 1)) at.add(i);
+  if (at.size === 0) return undefined;
+  let found: string | undefined;
+  for (let i = 0; i < nlibs; i++) {
+    const e = 48 + i * 24;
+    if (bytes.readInt32LE(e) !== ABI_FLAGS || !at.has(bytes.readUInt32LE(e + 4))) continue;
+    if (bytes.readUInt32LE(e + 16) !== 0 || bytes.readUInt32LE(e + 20) !== 0) return null; // hwcap variants: the loader's pick depends on the CPU
+    const value = bytes.readUInt32LE(e + 8);
+    found ??= bytes.toString('utf8', value, bytes.indexOf(0, value)); // the first entry wins, as in the loader
+  }
+  return found;
+}
+
+const mapped = new Set<string>();
+
+/**
+ * True when `file` (that path and inode) is mapped into this process, i.e. it is the library that was
+ * loaded; false when it is not or /proc/self/maps cannot be read. Positive answers are remembered
+ * (a library, once loaded, stays).
+ */
+export function fileIsMapped(file: LibraryFile, mapsFile = '/proc/self/maps'): boolean {
+  const id = `${file.path}|${file.inode}`;
+  if (mapped.has(id)) return true;
+  let maps: string;
+  try {
+    maps = readFileSync(mapsFile, 'utf8');
+  } catch {
+    return false;
+  }
+  // a line: address perms offset dev inode path
+  for (const line of maps.split('\n')) {
+    if (!line.endsWith(file.path)) continue;
+    const fields = line.trim().split(/\s+/);
+    if (fields.length >= 6 && Number(fields[4]) === file.inode && fields.slice(5).join(' ') === file.path) {
+      mapped.add(id);
+      return true;
+    }
+  }
+  return false;
+}
