@@ -119,5 +119,38 @@ export function stagingVerdicts(staging: ImplResult | undefined, m: (impl: strin
     const r = ours / theirs;
     out.push({ target, row, judged: 'cuda-ts-objects vs cupy', value: `${r.toFixed(3)}x (medians, separate processes; ${fmt(ours)} vs ${fmt(theirs)} GB/s)`, verdict: r >= 1 ? 'PASS' : 'FAIL' });
   }
+  return [...out, ...recommendedVerdicts(staging)];
+}
+
+/** Issue 26 §4's pageable rows (objects copyFrom/copyTo, H200, 256 MiB): the goal is 1.5x these. */
+export const ISSUE_PAGEABLE_GBS = { h2d: 6.4, d2h: 9.95 } as const;
+
+/**
+ * The staging step's own verdicts on the recommended defaults at 256 MiB (their row: staged with the
+ * recommended threads, or direct where the direction is not staged): ≥ CuPy in the same run, and ≥ 1.5x
+ * the issue's rows.
+ */
+function recommendedVerdicts(staging: ImplResult | undefined): StagingVerdict[] {
+  const out: StagingVerdict[] = [];
+  const meta = (staging?.meta ?? {}) as { recommended?: { upload: { minBytes: number | null; hostThreads: number }; download: { minBytes: number | null; hostThreads: number } }; cupy256?: Record<string, MeasuredRow | undefined> };
+  for (const dir of ['h2d', 'd2h'] as const) {
+    const a = meta.recommended?.[dir === 'h2d' ? 'upload' : 'download'];
+    const name = a === undefined ? undefined : a.minBytes === null ? `${dir}_256MiB_direct` : `${dir}_256MiB_staged_t${a.hostThreads}`;
+    const ours = name === undefined ? undefined : rowOf(staging, name);
+    const cupy = isMeasured(meta.cupy256?.[dir]) ? meta.cupy256![dir] : undefined;
+    const D = dir.toUpperCase();
+    const goal = 1.5 * ISSUE_PAGEABLE_GBS[dir];
+    const skip = (target: string, why: string) => out.push({ target, row: name ?? `${dir}_256MiB`, judged: '-', verdict: 'SKIP', why });
+    if (!ours) {
+      skip(`pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`, staging?.skipped ?? 'not measured');
+      skip(`pageable ${D} 256 MiB, recommended defaults: ≥ 1.5× the issue's ${ISSUE_PAGEABLE_GBS[dir]} GB/s`, staging?.skipped ?? 'not measured');
+      continue;
+    }
+    if (cupy) {
+      const r = ours.median / cupy.median;
+      out.push({ target: `pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`, row: name!, judged: 'staging step vs its CuPy run', value: `${r.toFixed(3)}x (medians; ${fmt(ours.median)} vs ${fmt(cupy.median)} GB/s)`, verdict: r >= 1 ? 'PASS' : 'FAIL' });
+    } else skip(`pageable ${D} 256 MiB, recommended defaults: ≥ CuPy (same run)`, 'CuPy not measured in the staging step');
+    out.push({ target: `pageable ${D} 256 MiB, recommended defaults: ≥ 1.5× the issue's ${ISSUE_PAGEABLE_GBS[dir]} GB/s`, row: name!, judged: 'median', value: `${fmt(ours.median)} GB/s vs ${fmt(goal)}`, verdict: ours.median >= goal ? 'PASS' : 'FAIL' });
+  }
   return out;
 }

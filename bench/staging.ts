@@ -442,6 +442,8 @@ async function main(): Promise<void> {
     result = { impl: 'cuda-ts-staging', meta: impl.meta, rows: impl.rows, skipped: reason(e) };
   }
   const cupy = cupyCopies();
+  // CuPy's 256 MiB rows beside ours, for the staging report's same-run verdicts
+  result.meta.cupy256 = { h2d: cupy.rows[`h2d_${sizeLabel(LARGEST)}`], d2h: cupy.rows[`d2h_${sizeLabel(LARGEST)}`] };
   for (const line of summary(result, cupy)) log(`staging ${line}`);
   const out = process.argv[2];
   if (out) writeJson(out, [result, cupy]);

@@ -98,7 +98,7 @@ test('verdicts: 1.5x the direct path per repetition, and the main table against 
   const staging: ImplResult = { impl: 'cuda-ts-staging', meta: {}, rows: r };
   const main: Record<string, number> = { 'cuda-ts-objects/h2d_pageable_256MiB': 10.4, 'cupy/h2d_pageable_256MiB': 7.2, 'cuda-ts-objects/d2h_pageable_256MiB': 14 };
   const v = stagingVerdicts(staging, (impl, name) => main[`${impl}/${name}`]);
-  expect(v.map((x) => [x.row, x.verdict])).toEqual([
+  expect(v.slice(0, 4).map((x) => [x.row, x.verdict])).toEqual([
     ['h2d_256MiB', 'PASS'],
     ['d2h_256MiB', 'noisy'],
     ['h2d_pageable_256MiB', 'PASS'],
@@ -107,7 +107,29 @@ test('verdicts: 1.5x the direct path per repetition, and the main table against 
   expect(v[3].why).toBe('cupy has no d2h_pageable_256MiB');
   main['cupy/d2h_pageable_256MiB'] = 15;
   expect(stagingVerdicts(staging, (impl, name) => main[`${impl}/${name}`])[3].verdict).toBe('FAIL');
-  expect(stagingVerdicts(undefined, () => undefined).map((x) => x.verdict)).toEqual(['SKIP', 'SKIP', 'SKIP', 'SKIP']);
+  expect(stagingVerdicts(undefined, () => undefined).map((x) => x.verdict)).toEqual(Array(8).fill('SKIP'));
+});
+
+test("verdicts on the recommended defaults: their row (staged with the threads, or direct) against CuPy's same run and 1.5x the issue's rows", () => {
+  const r = allModes((dir) => (dir === 'h2d' ? 7 : 16), (dir, _n, t) => (dir === 'h2d' ? 8 + t : 12));
+  const staging: ImplResult = {
+    impl: 'cuda-ts-staging',
+    meta: {
+      recommended: { upload: { minBytes: 8 * MiB, hostThreads: 4 }, download: { minBytes: null, hostThreads: 2 }, chunkBytes: null, chunksPerCopy: null },
+      cupy256: { h2d: flat(9.35), d2h: flat(17.7) },
+    },
+    rows: r,
+  };
+  const v = stagingVerdicts(staging, () => undefined).slice(4);
+  expect(v.map((x) => [x.row, x.verdict, x.value])).toEqual([
+    ['h2d_256MiB_staged_t4', 'PASS', '1.283x (medians; 12.00 vs 9.35 GB/s)'],
+    ['h2d_256MiB_staged_t4', 'PASS', '12.00 GB/s vs 9.60'],
+    ['d2h_256MiB_direct', 'FAIL', '0.904x (medians; 16.00 vs 17.70 GB/s)'],
+    ['d2h_256MiB_direct', 'PASS', '16.00 GB/s vs 14.92'],
+  ]);
+  expect(v[3].target).toBe("pageable D2H 256 MiB, recommended defaults: ≥ 1.5× the issue's 9.95 GB/s");
+  delete (staging.meta as { cupy256?: unknown }).cupy256;
+  expect(stagingVerdicts(staging, () => undefined).slice(4).map((x) => x.verdict)).toEqual(['SKIP', 'PASS', 'SKIP', 'PASS']);
 });
 
 test('the tables: a line per size and direction with every thread count and CuPy beside; the crossover, settings and recommendation under them', () => {
