@@ -23,7 +23,7 @@
 // logged (stderr) as the STAGING_DEFAULTS literal to paste into src/memory/staging.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, Impl, type ImplResult, type MeasuredRow, REPS, SCALE, isMeasured, log, nowNs, reason, summarize, writeJson } from './common';
 import { loadModule } from './startup';
@@ -179,6 +179,11 @@ interface Mode {
   change: StagingChange;
   /** The helpers' watch (ms; host-copy.ts's HELPER_WATCH_MS when left out). */
   watch?: number;
+  /**
+   * Run one untimed copy after switching to this mode: a mode with its own chunk size or ring reallocates
+   * the pinned pool (cuMemHostAlloc, ms) at its first copy, which is not what is measured.
+   */
+  prime?: boolean;
 }
 
 /**
@@ -192,6 +197,7 @@ function interleaved(r: Rig, modes: readonly Mode[], pass: (ops: number) => void
     r.st.configureStaging(r.base);
     r.st.configureStaging(m.change);
     r.hc.setCopyHelperWatch(m.watch ?? r.hc.HELPER_WATCH_MS);
+    if (timed && m.prime) pass(1);
     const p0 = r.hc.copyHelperParts();
     const t0 = nowNs();
     pass(n);
@@ -251,10 +257,10 @@ function sizesByModes(impl: Impl, r: Rig): void {
  */
 function chunkSweep(impl: Impl, r: Rig, threads: Record<Dir, number>): void {
   for (const dir of DIRS) {
-    const modes = CHUNK_SWEEP.map((c): Mode => ({ name: `chunk${sizeLabel(c)}`, change: { minBytes: 0, hostThreads: threads[dir], chunkBytes: c } }));
+    const modes = CHUNK_SWEEP.map((c): Mode => ({ name: `chunk${sizeLabel(c)}`, change: { minBytes: 0, hostThreads: threads[dir], chunkBytes: c }, prime: true }));
     // at the default chunk size: more chunks per copy, and helpers that sleep at once after each part (HELPER_WATCH_MS 0)
-    for (const k of RING_SWEEP.filter((x) => x > 2)) modes.push({ name: `perCopy${k}`, change: { minBytes: 0, hostThreads: threads[dir], chunksPerCopy: k, maxChunks: Math.max(k, r.base.maxChunks) } });
-    modes.push({ name: 'nowatch', change: { minBytes: 0, hostThreads: threads[dir] }, watch: 0 });
+    for (const k of RING_SWEEP.filter((x) => x > 2)) modes.push({ name: `perCopy${k}`, change: { minBytes: 0, hostThreads: threads[dir], chunksPerCopy: k, maxChunks: Math.max(k, r.base.maxChunks) }, prime: true });
+    modes.push({ name: 'nowatch', change: { minBytes: 0, hostThreads: threads[dir] }, watch: 0, prime: true });
     try {
       const rows = interleaved(r, modes, streamPass(r, dir, LARGEST), opsFor(LARGEST), LARGEST);
       for (const m of modes) impl.rows[`${dir}_${sizeLabel(LARGEST)}_${m.name}`] = plain(rows[m.name]);
@@ -351,7 +357,7 @@ export function hostFacts(): Record<string, unknown> {
   };
   const nodes = existsSync('/sys/devices/system/node') ? readdirSync('/sys/devices/system/node').filter((n) => /^node\d+$/.test(n)).length : undefined;
   const huge = /AnonHugePages:\s+(\d+) kB/.exec(read('/proc/self/smaps_rollup') ?? '');
-  return { thp: read('/sys/kernel/mm/transparent_hugepage/enabled'), numaNodes: nodes, cpus: cpus().length, anonHugePagesKiB: huge ? Number(huge[1]) : undefined };
+  return { thp: read('/sys/kernel/mm/transparent_hugepage/enabled'), numaNodes: nodes, cpus: cpus().length, availableParallelism: availableParallelism(), anonHugePagesKiB: huge ? Number(huge[1]) : undefined };
 }
 
 /** Starts the helper threads (the most any mode uses) and gives them time to load koffi. */
