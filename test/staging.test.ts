@@ -368,9 +368,11 @@ describe('when to stage', () => {
       driver.calls.length = 0;
       buf.copyFrom(pattern(5000, 6));
       expect([count('cuMemcpyHtoD'), count('cuMemcpyHtoDAsync')]).toEqual(up ? [0, 5] : [1, 0]);
+      expect(count('cuPointerGetAttributes')).toBe(up ? 1 : 0); // a direction not staged at this size asks nothing
       driver.calls.length = 0;
       expect(buf.copyTo(new Uint8Array(5000))).toEqual(pattern(5000, 6));
       expect([count('cuMemcpyDtoH'), count('cuMemcpyDtoHAsync')]).toEqual(down ? [0, 5] : [1, 0]);
+      expect(count('cuPointerGetAttributes')).toBe(down ? 1 : 0);
       // on a stream too
       const s = Stream.create({ context: ctx });
       driver.calls.length = 0;

@@ -356,7 +356,7 @@ export class DeviceBuffer extends Resource {
     if (!pinned || s === undefined) assertMayBlock('DeviceBuffer.copyFrom() from pageable memory or without a stream');
     if (!pinned && s?.capture !== undefined) throw new TypeError('DeviceBuffer.copyFrom: a copy from pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
     // Large pageable copies go through pinned chunks (staging.ts), with the same ordering and completion.
-    if (!pinned && stages(n, host.ptr as HostData) && stageToDevice(s?.context ?? this.context, s?.handle ?? 0, dst, host.ptr as HostData, n)) return this;
+    if (!pinned && stages(n, host.ptr as HostData, 'upload') && stageToDevice(s?.context ?? this.context, s?.handle ?? 0, dst, host.ptr as HostData, n)) return this;
     this.enqueue(s, [pinned ? src : undefined], 'cuMemcpyHtoD', 'cuMemcpyHtoDAsync', dst, host.ptr, n);
     return this;
   }
@@ -389,7 +389,7 @@ export class DeviceBuffer extends Resource {
     if (n === 0) return dst;
     if (!pinned || s === undefined) assertMayBlock('DeviceBuffer.copyTo() into pageable memory or without a stream');
     if (!pinned && s?.capture !== undefined) throw new TypeError('DeviceBuffer.copyTo: a copy into pageable memory cannot be captured into a graph (use a PinnedHostBuffer)');
-    if (!pinned && stages(n, host as HostData) && stageToHost(s?.context ?? this.context, s?.handle ?? 0, host as HostData, src, n)) return dst;
+    if (!pinned && stages(n, host as HostData, 'download') && stageToHost(s?.context ?? this.context, s?.handle ?? 0, host as HostData, src, n)) return dst;
     this.enqueue(s, [pinned ? dst : undefined], 'cuMemcpyDtoH', 'cuMemcpyDtoHAsync', host, src, n);
     return dst;
   }
