@@ -1,8 +1,11 @@
 // Pageable copies staged through pinned memory. JS data lives in pageable memory (typed arrays); the
 // driver copies pageable memory through small staging buffers of its own and reaches ~6 GB/s host to
 // device and ~10 GB/s back on an H200, where pinned memory reaches ~55 GB/s. A large copy of pageable
-// memory is split here into chunks staged through a per-context pool of pinned chunks, double-buffered:
-// the host copies chunk k+1 into one pinned chunk while the DMA engine moves chunk k from the other.
+// memory is split here into chunks staged through a per-context pool of pinned chunks, double-buffered
+// (or a ring of chunksPerCopy): the host copies chunk k+1 into one pinned chunk while the DMA engine moves
+// chunk k from another; helper threads (host-copy.ts) share the host side. Uploads and downloads have
+// their own threshold and threads (STAGING_DEFAULTS): on the H200 the driver's own path is fast for
+// downloads and slow for uploads.
 //
 // Ordering and completion are those of the direct call the staged copy replaces:
 //   - without a stream (h = 0, the default stream the "synchronous" calls use, legacy or per-thread as
