@@ -9,7 +9,7 @@
 // of its own and renamed into place (atomic on POSIX), so a reader sees a whole entry or none; an
 // entry that does not parse is removed and counted a miss. The cache never fails a compilation: a
 // directory that cannot be written only means no caching (a bad setting, though, is a RangeError).
-import { closeSync, fstatSync, futimesSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -72,15 +72,19 @@ export interface KernelCacheKey {
 
 /** The key of a compilation of `kind` from `ingredients` (see {@link KernelCacheKey}). */
 export function kernelCacheKey(kind: 'nvrtc' | 'nvjitlink' | 'cuLink', ingredients: readonly (string | Uint8Array)[]): KernelCacheKey {
-  const parts = [FORMAT, kind, ...ingredients].map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p));
-  const material = new Uint8Array(parts.reduce((n, p) => n + 4 + p.byteLength, 0));
-  const view = new DataView(material.buffer);
-  let at = 0;
-  for (const p of parts) {
-    view.setUint32(at, p.byteLength, true);
-    material.set(p, at + 4);
-    at += 4 + p.byteLength;
+  // one string, each text part as `length:text`, each byte part as `length#` with its bytes after the
+  // text in order: one encoding call (a fresh process pays per distinct call, not per byte)
+  let text = '';
+  const binaries: Uint8Array[] = [];
+  for (const part of [FORMAT, kind, ...ingredients]) {
+    if (typeof part === 'string') text += `${part.length}:${part}`;
+    else {
+      text += `${part.byteLength}#`;
+      binaries.push(part);
+    }
   }
+  const encoded = Buffer.from(text, 'utf8');
+  const material = binaries.length === 0 ? encoded : Buffer.concat([encoded, ...binaries]);
   return { name: hash64(material), material };
 }
 
@@ -91,16 +95,15 @@ export function kernelCacheKey(kind: 'nvrtc' | 'nvjitlink' | 'cuLink', ingredien
 function hash64(bytes: Uint8Array): string {
   let a = 0x811c9dc5 ^ bytes.length;
   let b = 0x9e3779b9;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const words = bytes.byteLength >>> 2;
-  for (let i = 0; i < words; i++) {
-    const w = view.getInt32(i << 2, true);
+  const end = bytes.length & ~3;
+  for (let i = 0; i < end; i += 4) {
+    const w = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
     a = Math.imul(a ^ w, 0x01000193);
     a ^= a >>> 15;
     b = Math.imul(b ^ w, 0x85ebca6b);
     b ^= b >>> 13;
   }
-  for (let i = words << 2; i < bytes.byteLength; i++) {
+  for (let i = end; i < bytes.length; i++) {
     a = Math.imul(a ^ bytes[i], 0x01000193);
     b = Math.imul(b ^ bytes[i], 0x85ebca6b);
   }
@@ -181,37 +184,23 @@ const TOUCH_AFTER_MS = 60_000;
 
 /**
  * The file's bytes (undefined when it cannot be read), its modification time set to now (recently
- * used: pruned last) unless it is that recent already. One open file for both: no second path lookup.
+ * used: pruned last) unless it is that recent already. readFileSync and a stat, measured cheaper in a
+ * fresh process than one open file read and stat by hand (each fs function costs most on first use).
  */
 function readAndTouch(file: string): Uint8Array | undefined {
-  let fd: number;
+  let bytes: Buffer;
   try {
-    fd = openSync(file, 'r');
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
   try {
-    const { size, mtimeMs } = fstatSync(fd);
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (let n = 1; at < size && n > 0; at += n) n = readSync(fd, bytes, at, size - at, at);
-    if (at !== size) return undefined; // shrank meanwhile: never, as entries are renamed into place whole
     const now = Date.now();
-    if (now - mtimeMs > TOUCH_AFTER_MS) tryTouch(fd, now);
-    return bytes;
+    if (now - statSync(file).mtimeMs > TOUCH_AFTER_MS) utimesSync(file, now / 1000, now / 1000);
   } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
+    /* removed meanwhile, or a read-only cache: fine */
   }
-}
-
-function tryTouch(fd: number, now: number): void {
-  try {
-    futimesSync(fd, now / 1000, now / 1000);
-  } catch {
-    /* read-only cache: fine */
-  }
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Stores `entry` under `key` (write to a private file, rename into place), then bounds the size. */

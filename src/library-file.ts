@@ -13,11 +13,11 @@ import { libraryCandidates, type LibrarySpec } from '../support';
 
 /** The identity of the file the library would load from, or undefined when it cannot be told. */
 export interface LibraryFile {
-  /** The resolved path (symbolic links followed). */
+  /** The path found (the loader's candidate: symbolic links not followed). */
   path: string;
-  /** The inode, as /proc/self/maps shows it. */
+  /** The inode of the file it names, as /proc/self/maps shows it. */
   inode: number;
-  /** Path, device, inode, size and modification time in one string: the cache key's ingredient. */
+  /** Device, inode, size and modification time of that file in one string: the cache key's ingredient. */
   identity: string;
 }
 
@@ -38,15 +38,10 @@ export function libraryFile(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.
   return undefined;
 }
 
-function identify(file: string): LibraryFile | undefined {
-  try {
-    const path = realpathSync.native(file); // one realpath(3), where the JS one stats each component
-    const s = statSync(path);
-    if (!s.isFile()) return undefined;
-    return { path, inode: s.ino, identity: `${path}|${s.dev}|${s.ino}|${s.size}|${s.mtimeMs}` };
-  } catch {
-    return undefined;
-  }
+function identify(path: string): LibraryFile | undefined {
+  // the file a link leads to: dev and inode name it (its path is resolved only to check a mapping)
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s?.isFile() ? { path, inode: s.ino, identity: `${s.dev}|${s.ino}|${s.size}|${s.mtimeMs}` } : undefined;
 }
 
 const TRIPLET = process.arch === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
@@ -126,20 +121,21 @@ const mapped = new Set<string>();
  * (a library, once loaded, stays).
  */
 export function fileIsMapped(file: LibraryFile, mapsFile = '/proc/self/maps'): boolean {
-  const id = `${file.path}|${file.inode}`;
-  if (mapped.has(id)) return true;
+  let path: string;
   let maps: string;
   try {
+    path = realpathSync.native(file.path); // the maps show resolved paths
+    if (mapped.has(`${path}|${file.inode}`)) return true;
     maps = readFileSync(mapsFile, 'utf8');
   } catch {
     return false;
   }
   // a line: address perms offset dev inode path
   for (const line of maps.split('\n')) {
-    if (!line.endsWith(file.path)) continue;
+    if (!line.endsWith(path)) continue;
     const fields = line.trim().split(/\s+/);
-    if (fields.length >= 6 && Number(fields[4]) === file.inode && fields.slice(5).join(' ') === file.path) {
-      mapped.add(id);
+    if (fields.length >= 6 && Number(fields[4]) === file.inode && fields.slice(5).join(' ') === path) {
+      mapped.add(`${path}|${file.inode}`);
       return true;
     }
   }

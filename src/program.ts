@@ -6,7 +6,7 @@ import { loadNvrtc, NVRTC_LIBRARY, type nvrtc } from './releases';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
-import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheEntry, type KernelCacheKey } from './kernel-cache';
+import { kernelCacheConfig, kernelCacheKey, readCachedKernel, writeCachedKernel, type KernelCacheConfig, type KernelCacheEntry, type KernelCacheKey } from './kernel-cache';
 import { fileIsMapped, libraryFile, type LibraryFile } from './library-file';
 
 /** NVRTC's typed layer, loaded on first use (src/releases.ts): importing the objects layer loads none of it. */
@@ -113,10 +113,8 @@ export class Program extends Resource {
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
     for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`Program: header ${k} must be source text`);
-    // NVRTC takes C strings, and is called only on a cache miss: refuse what it would refuse here
-    for (const [what, text] of [['source', source], ['name', name], ...headers.flatMap(([k, v]) => [[`header name ${k}`, k], [`header ${k}`, v]])]) {
-      if (text.includes('\0')) throw new TypeError(`Program: ${what} contains a NUL character`);
-    }
+    const nul = textWithNul(source, name, headers); // NVRTC, called on a cache miss only, takes C strings
+    if (nul) throw new TypeError(`Program: ${nul} contains a NUL character`);
     const made: { program?: nvrtc.nvrtcProgram } = {};
     super('Program', () => {
       if (made.program !== undefined) nvrtcApi().nvrtcDestroyProgram(made.program);
@@ -178,6 +176,11 @@ export class Program extends Resource {
       this.compiledWith = opts;
       return this;
     }
+    return this.compileWithNvrtc(opts, cache, key);
+  }
+
+  /** compile() when the cache did not answer: NVRTC compiles; the outputs go to the cache when on. */
+  private compileWithNvrtc(opts: string[], cache: KernelCacheConfig, key: { key: KernelCacheKey; nvrtcFile?: LibraryFile } | undefined): this {
     try {
       nvrtcApi().nvrtcCompileProgram(this.handle, opts);
     } catch (e) {
@@ -337,6 +340,14 @@ export function compile(source: string, options: ProgramOptions & CompileOptions
     program.close();
     throw e;
   }
+}
+
+/** Which of a program's texts holds a NUL character (NVRTC takes C strings), or undefined. */
+function textWithNul(source: string, name: string, headers: readonly (readonly [string, string])[]): string | undefined {
+  if (source.includes('\0')) return 'source';
+  if (name.includes('\0')) return 'name';
+  for (const [k, v] of headers) if (k.includes('\0') || v.includes('\0')) return `header ${k}`;
+  return undefined;
 }
 
 /** A lowered name kept in a cache entry (own keys only: an expression may be any text). */

@@ -1,7 +1,7 @@
 // The on-disk kernel cache (src/kernel-cache.ts) and its use by Program.compile, with a fake NVRTC
 // (counting compilations) in place of libnvrtc: no GPU, no CUDA toolkit needed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -306,7 +306,7 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     writeFileSync(lib, 'v1');
     const spec = { ...NVRTC_LIBRARY, sonames: [...NVRTC_LIBRARY.sonames] };
     const first = libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })!;
-    expect(first.path).toBe(realpathSync(lib));
+    expect(first).toMatchObject({ path: lib, inode: statSync(lib).ino });
     expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })).toEqual(first);
     utimesSync(lib, new Date(1e12), new Date(1e12));
     const touched = libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: lib })!;
@@ -317,7 +317,7 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     // found through CUDA_HOME as the loader's search would, unless an earlier place has it
     mkdirSync(join(dir, 'home', 'lib64'), { recursive: true });
     writeFileSync(join(dir, 'home', 'lib64', 'libnvrtc.so.13'), 'v3');
-    expect(libraryFile(spec, { CUDA_HOME: join(dir, 'home') })?.path).toBe(realpathSync(join(dir, 'home', 'lib64', 'libnvrtc.so.13')));
+    expect(libraryFile(spec, { CUDA_HOME: join(dir, 'home') })?.path).toBe(join(dir, 'home', 'lib64', 'libnvrtc.so.13'));
     expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: join(dir, 'none.so') })).toBeUndefined();
   });
   test('the system loader\'s part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found', () => {
@@ -335,15 +335,22 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     expect(systemLoaderPath('liba.so.1', { LD_LIBRARY_PATH: `/nowhere::${dir}` }, cache)).toBe(join(dir, 'liba.so.1'));
     expect(systemLoaderPath('libcuda-ts-none.so.9', {}, join(dir, 'missing'))).toBeUndefined();
   });
-  test('fileIsMapped: the path and the inode of a line of /proc/self/maps', () => {
+  test('fileIsMapped: the resolved path and the inode of a line of /proc/self/maps', () => {
     const { ino } = statSync(node);
-    expect(fileIsMapped({ path: node, inode: ino, identity: '' })).toBe(true);
+    expect(fileIsMapped({ path: process.execPath, inode: ino, identity: '' })).toBe(true);
+    const lib = join(dir, 'libnvrtc.so.13.0.1');
+    writeFileSync(lib, '');
+    symlinkSync(lib, join(dir, 'libnvrtc.so.13'));
+    const real = realpathSync(lib);
+    const other = join(dir, 'libother.so');
+    writeFileSync(other, '');
     const maps = join(dir, 'maps');
-    writeFileSync(maps, `7f00-7f10 r-xp 00000000 fd:00 ${ino + 1}                     /opt/lib/libnvrtc.so.13\n`);
-    expect(fileIsMapped({ path: '/opt/lib/libnvrtc.so.13', inode: ino + 1, identity: '' }, maps)).toBe(true);
-    expect(fileIsMapped({ path: '/opt/lib/libnvrtc.so.13', inode: ino + 2, identity: '' }, maps)).toBe(false);
-    expect(fileIsMapped({ path: '/lib/libnvrtc.so.13', inode: ino + 1, identity: '' }, maps)).toBe(false);
-    expect(fileIsMapped({ path: '/x', inode: 1, identity: '' }, join(dir, 'no-maps'))).toBe(false);
+    writeFileSync(maps, `7f00-7f10 r-xp 00000000 fd:00 ${ino + 1}                     ${real}\n`);
+    expect(fileIsMapped({ path: join(dir, 'libnvrtc.so.13'), inode: ino + 1, identity: '' }, maps)).toBe(true); // through the link
+    expect(fileIsMapped({ path: lib, inode: ino + 2, identity: '' }, maps)).toBe(false); // another inode: replaced since
+    expect(fileIsMapped({ path: other, inode: ino + 1, identity: '' }, maps)).toBe(false);
+    expect(fileIsMapped({ path: join(dir, 'none.so'), inode: 1, identity: '' }, maps)).toBe(false);
+    expect(fileIsMapped({ path: other, inode: 1, identity: '' }, join(dir, 'no-maps'))).toBe(false);
   });
 });
 
