@@ -138,10 +138,11 @@ export function encodeEntry(entry: KernelCacheEntry): Uint8Array {
 
 /** Decodes an entry, or undefined when the bytes are not a whole entry of this format. */
 export function decodeEntry(bytes: Uint8Array): KernelCacheEntry | undefined {
-  if (bytes.byteLength < MAGIC.byteLength + 4 || MAGIC.some((b, i) => bytes[i] !== b)) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getUint32(MAGIC.byteLength, true);
-  let at = MAGIC.byteLength + 4;
+  const m = MAGIC.byteLength;
+  if (bytes.byteLength < m + 4) return undefined;
+  for (let i = 0; i < m; i++) if (bytes[i] !== MAGIC[i]) return undefined;
+  const headerLength = (bytes[m] | (bytes[m + 1] << 8) | (bytes[m + 2] << 16) | (bytes[m + 3] << 24)) >>> 0; // little-endian, as encodeEntry writes
+  let at = m + 4;
   if (at + headerLength > bytes.byteLength) return undefined;
   let header: { meta: Record<string, unknown>; blobs: [string, number][] };
   try {
@@ -150,9 +151,10 @@ export function decodeEntry(bytes: Uint8Array): KernelCacheEntry | undefined {
     return undefined;
   }
   at += headerLength;
+  if (typeof header !== 'object' || header === null || !Array.isArray(header.blobs)) return undefined;
   const blobs: Record<string, Uint8Array> = {};
   for (const [name, size] of header.blobs) {
-    if (at + size > bytes.byteLength) return undefined;
+    if (typeof name !== 'string' || !Number.isSafeInteger(size) || size < 0 || at + size > bytes.byteLength) return undefined;
     blobs[name] = bytes.slice(at, at + size);
     at += size;
   }

@@ -28,14 +28,35 @@ export interface LibraryFile {
 export function libraryFile(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LibraryFile | undefined {
   const override = env[spec.env];
   if (override) return identify(override); // the only candidate then: loadLibrary never passes it over
-  for (const { path } of libraryCandidates(spec, env)) {
+  let found: LibraryFile | null | undefined;
+  searchOrder(spec, env, (path) => {
     const file = path.includes('/') ? path : systemLoaderPath(path, env);
-    if (file === null) return undefined; // the loader's choice cannot be told
-    if (file === undefined) continue;
-    const found = identify(file);
-    if (found) return found;
+    found = file === null ? null : file === undefined ? undefined : identify(file); // null: the loader's choice cannot be told
+    return found !== undefined;
+  });
+  return found ?? undefined;
+}
+
+const LIB_DIRS = ['lib64', 'lib', join('targets', process.arch === 'arm64' ? 'sbsa-linux' : 'x86_64-linux', 'lib')];
+const TOOLKIT_DIRS = ['/usr/local/cuda/lib64', join('/usr/local/cuda/targets', process.arch === 'arm64' ? 'sbsa-linux' : 'x86_64-linux', 'lib')];
+
+/**
+ * Calls `visit` with support/library.ts's candidates without an override (file paths, or bare sonames
+ * for the system loader), in its order, until `visit` returns true. The common case is walked here by
+ * hand (a fresh process spends ~0.2 ms in libraryCandidates' generator and Python-folder scan);
+ * with PYTHONPATH, VIRTUAL_ENV or CONDA_PREFIX set, libraryCandidates itself is walked.
+ * test/kernel-cache.test.ts checks the two orders agree.
+ */
+export function searchOrder(spec: LibrarySpec, env: NodeJS.ProcessEnv, visit: (path: string) => boolean): void {
+  if (env.PYTHONPATH || env.VIRTUAL_ENV || env.CONDA_PREFIX) {
+    for (const { path, how } of libraryCandidates(spec, env)) if (how !== `$${spec.env}` && visit(path)) return;
+    return;
   }
-  return undefined;
+  for (const root of [env.CUDA_HOME, env.CUDA_PATH]) {
+    if (root) for (const sub of LIB_DIRS) for (const so of spec.sonames) if (visit(join(root, sub, so))) return;
+  }
+  for (const so of spec.sonames) if (visit(so)) return;
+  for (const dir of TOOLKIT_DIRS) for (const so of spec.sonames) if (visit(join(dir, so))) return;
 }
 
 function identify(path: string): LibraryFile | undefined {

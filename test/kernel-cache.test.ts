@@ -48,7 +48,9 @@ import { Program } from '../src/program';
 // eslint-disable-next-line import/first
 import { Linker } from '../src/linker';
 // eslint-disable-next-line import/first
-import { fileIsMapped, ldCacheLookup, libraryFile, systemLoaderPath } from '../src/library-file';
+import { fileIsMapped, ldCacheLookup, libraryFile, searchOrder, systemLoaderPath } from '../src/library-file';
+// eslint-disable-next-line import/first
+import { libraryCandidates } from '../support';
 // eslint-disable-next-line import/first
 import { NVRTC_LIBRARY } from '../src/releases';
 
@@ -114,6 +116,12 @@ describe('keys and entries', () => {
     expect(decodeEntry(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
     expect(decodeEntry(new Uint8Array([...bytes, 0]))).toBeUndefined();
     expect(decodeEntry(new TextEncoder().encode('{"not":"an entry"}'))).toBeUndefined();
+    // the magic with a header that is JSON but not an entry's
+    for (const header of ['{"meta":{}}', '{"meta":{},"blobs":[[1,0]]}', '{"meta":{},"blobs":[["a",-1]]}', 'null']) {
+      const json = new TextEncoder().encode(header);
+      const foreign = new Uint8Array([...bytes.subarray(0, 7), json.length, 0, 0, 0, ...json]);
+      expect(decodeEntry(foreign)).toBeUndefined();
+    }
   });
   test('write then read; a damaged entry is a miss and is removed; nothing is left but whole entries', () => {
     const config = kernelCacheConfig();
@@ -319,6 +327,18 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
     writeFileSync(join(dir, 'home', 'lib64', 'libnvrtc.so.13'), 'v3');
     expect(libraryFile(spec, { CUDA_HOME: join(dir, 'home') })?.path).toBe(join(dir, 'home', 'lib64', 'libnvrtc.so.13'));
     expect(libraryFile(spec, { CUDA_TS_NVRTC_LIBRARY: join(dir, 'none.so') })).toBeUndefined();
+  });
+  test('the search walks support/library.ts\'s candidates in its order (overrides apart), and stops where told', () => {
+    const spec = { module: 'm', sonames: ['liba.so.2', 'liba.so.1'], env: 'CUDA_TS_M_LIBRARY' };
+    mkdirSync(join(dir, 'venv'));
+    for (const env of [{}, { CUDA_HOME: '/h' }, { CUDA_PATH: '/p', CUDA_HOME: '/h', LD_LIBRARY_PATH: '/l' }, { CONDA_PREFIX: '/c' }, { VIRTUAL_ENV: join(dir, 'venv'), CUDA_HOME: '/h' }]) {
+      const walked: string[] = [];
+      searchOrder(spec, env, (p) => walked.push(p) < 0);
+      expect(walked).toEqual(libraryCandidates(spec, env).map((c) => c.path));
+    }
+    const walked: string[] = [];
+    searchOrder(spec, { CUDA_HOME: '/h' }, (p) => walked.push(p) === 2);
+    expect(walked).toEqual(['/h/lib64/liba.so.2', '/h/lib64/liba.so.1']);
   });
   test('the system loader\'s part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found', () => {
     const cache = join(dir, 'ld.so.cache');
