@@ -7,20 +7,21 @@
 //   hit      the entry the miss left; nothing loaded beforehand: what a user's second process waits for
 //   hit, nvrtc preloaded   Program.version() first, outside the timer (what bench/kernel-cache.ts times)
 //   off      CUDA_TS_CACHE=0
-// and whether libnvrtc was mapped into the hit process at all (/proc/self/maps). Two ways to run the
-// sources: `built` (each .ts transpiled to CommonJS by esbuild first, as the built package runs) and
-// `tsx` (scripts/run-ts.cjs, as bench/kernel-cache.ts runs them: tsx transpiles on first require).
-// Needs gcc and Linux.
-//   npx tsx bench/kernel-cache-cpu.ts       ROUNDS=9; MODES=built,tsx; OUT=dir writes kernel-cache-cpu.json
+// and whether libnvrtc was mapped into the hit process at all (/proc/self/maps). Modes: `built` (each
+// .ts transpiled to CommonJS by esbuild first, as the built package runs), `tsx` (scripts/run-ts.cjs,
+// as bench/kernel-cache.ts runs them: tsx transpiles on first require), both with the stand-ins named
+// by CUDA_TS_*_LIBRARY; `search`: built, libnvrtc found by the loader's search (LD_LIBRARY_PATH), as
+// on a machine where nothing names it. Needs gcc and Linux.
+//   npx tsx bench/kernel-cache-cpu.ts       ROUNDS=9; MODES=built,tsx,search; OUT=dir writes kernel-cache-cpu.json
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SAXPY } from './gpu-common';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
-const MODES = (process.env.MODES ?? 'built,tsx').split(',');
+const MODES = (process.env.MODES ?? 'built,tsx,search').split(',');
 
 /** Builds the stand-in libraries into `dir`; returns their paths. */
 function buildFakes(dir: string): { driver: string; nvrtc: string } {
@@ -82,16 +83,19 @@ function runChild(file: string, viaTsx: boolean, env: Record<string, string>): R
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** ROUNDS of miss, hit, preloaded hit and off, each in a fresh process; medians in ms. */
-function measure(work: string, entry: string, viaTsx: boolean, libs: { driver: string; nvrtc: string }): Record<string, number | boolean> {
+function measure(work: string, entry: string, mode: string, libs: { driver: string; nvrtc: string }): Record<string, number | boolean> {
+  const viaTsx = mode === 'tsx';
   const plain = join(work, 'child.cjs');
   const preloaded = join(work, 'child-preload.cjs');
   writeFileSync(plain, child(entry, libs.nvrtc, false));
   writeFileSync(preloaded, child(entry, libs.nvrtc, true));
-  const base = { CUDA_TS_DRIVER_LIBRARY: libs.driver, CUDA_TS_NVRTC_LIBRARY: libs.nvrtc };
+  const base: Record<string, string> = { CUDA_TS_DRIVER_LIBRARY: libs.driver };
+  if (mode === 'search') base.LD_LIBRARY_PATH = dirname(libs.nvrtc);
+  else base.CUDA_TS_NVRTC_LIBRARY = libs.nvrtc;
   const rows: Record<string, number[]> = { miss: [], hit: [], hitPreloaded: [], off: [] };
   let hitLoadsNvrtc = false;
   for (let r = 0; r < ROUNDS; r++) {
-    const env = { ...base, CUDA_TS_CACHE_DIR: join(work, `cache-${viaTsx ? 'tsx' : 'built'}-${r}`) };
+    const env = { ...base, CUDA_TS_CACHE_DIR: join(work, `cache-${mode}-${r}`) };
     const first = runChild(plain, viaTsx, env);
     const second = runChild(plain, viaTsx, env);
     if (first.fromCache || !second.fromCache || first.cubin !== second.cubin) throw new Error(`round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
@@ -109,20 +113,18 @@ function main(): void {
   const results: Record<string, Record<string, number | boolean>> = {};
   try {
     const libs = buildFakes(work);
+    let built: string | undefined;
     for (const mode of MODES) {
-      let entry = join(ROOT, 'src', 'index.ts');
-      if (mode === 'built') {
-        mkdirSync(join(work, 'js'));
-        entry = transpile(join(work, 'js'));
-      } else if (mode !== 'tsx') throw new RangeError(`MODES: 'built' or 'tsx', got '${mode}'`);
-      results[mode] = measure(work, entry, mode === 'tsx', libs);
+      if (!['built', 'tsx', 'search'].includes(mode)) throw new RangeError(`MODES: 'built', 'tsx' or 'search', got '${mode}'`);
+      if (mode !== 'tsx') built ??= (mkdirSync(join(work, 'js')), transpile(join(work, 'js')));
+      results[mode] = measure(work, mode === 'tsx' ? join(ROOT, 'src', 'index.ts') : built!, mode, libs);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`kernel cache hit path, stand-in libcuda/libnvrtc, SAXPY, median of ${ROUNDS} fresh processes (node ${process.versions.node})`);
   for (const [mode, r] of Object.entries(results)) {
-    console.log(`  ${mode.padEnd(5)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms`);
+    console.log(`  ${mode.padEnd(6)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms`);
   }
   if (process.env.OUT) writeFileSync(join(process.env.OUT, 'kernel-cache-cpu.json'), JSON.stringify({ rounds: ROUNDS, results }, null, 1));
 }
