@@ -55,8 +55,8 @@ export interface CompileOptions {
   options?: readonly string[];
   /**
    * Read and write the on-disk kernel cache (src/kernel-cache.ts; default true, CUDA_TS_CACHE=0 turns
-   * it off everywhere): the same source, headers, name expressions, options and NVRTC version
-   * compiled before, in any process, is read back instead of compiled. Never cached: a compilation
+   * it off everywhere): the same source, headers, name expressions, options and NVRTC library file
+   * compiled before, in any process, is read back instead of compiled, without loading NVRTC. Never cached: a compilation
    * that may read files from disk (an include path or forced include in the options, a quoted
    * `#include` of a name not among the headers given).
    */
@@ -159,6 +159,11 @@ export class Program extends Resource {
   compile(options: CompileOptions = {}): this {
     this.assertOpen();
     if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
+    // checked here, as a cache hit never passes them to NVRTC's own checks
+    if (options.options !== undefined && (!Array.isArray(options.options) || !options.options.every((o) => typeof o === 'string' && !o.includes('\0')))) {
+      throw new TypeError(`Program.compile: options must be an array of strings without NUL characters, got ${describe(options.options)}`);
+    }
+    if (options.arch !== undefined && (typeof options.arch !== 'string' || options.arch.includes('\0'))) throw new TypeError(`Program.compile: arch must be a string such as 'sm_90', got ${describe(options.arch)}`);
     const opts = [...(options.options ?? [])];
     const hasArch = opts.some((o) => o === '-arch' || o === '--gpu-architecture' || o.startsWith('-arch=') || o.startsWith('--gpu-architecture='));
     if (!hasArch) {

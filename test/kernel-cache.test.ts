@@ -226,6 +226,11 @@ describe('Program.compile through the cache (fake NVRTC)', () => {
   });
   test('bad cache settings are refused by name before anything compiles', () => {
     expect(() => new Program(source).compile({ arch: 'sm_90', cache: 'yes' as unknown as boolean })).toThrow(/^Program\.compile: cache must be a boolean/);
+    // what NVRTC's typed layer checked on every compile, checked before the cache too
+    expect(() => new Program(source).compile({ arch: 'sm_90', options: [1 as unknown as string] })).toThrow(/^Program\.compile: options must be an array of strings/);
+    expect(() => new Program(source).compile({ arch: 'sm_90', options: '-lineinfo' as unknown as string[] })).toThrow(/^Program\.compile: options must be an array/);
+    expect(() => new Program(source).compile({ arch: 'sm_90', options: ['-D\0'] })).toThrow(/without NUL/);
+    expect(() => new Program(source).compile({ arch: 90 as unknown as string })).toThrow(/^Program\.compile: arch must be a string/);
     process.env.CUDA_TS_CACHE_MAX_BYTES = 'huge';
     expect(() => new Program(source).compile({ arch: 'sm_90' })).toThrow(/^Program\.compile: CUDA_TS_CACHE_MAX_BYTES/);
     expect(compiled).toHaveLength(0);
