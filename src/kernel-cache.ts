@@ -1,7 +1,10 @@
 // Compiled kernels cached on disk: Program.compile (NVRTC) and Linker (nvJitLink) results, keyed by
 // everything that decides the output (source, options, headers, name expressions, target
-// architecture, the compiler's version), so a second process compiling the same kernel reads a file
-// instead of spending ~17 ms in NVRTC (H200, the bench's small kernel).
+// architecture, the compiler: NVRTC's library file, src/library-file.ts, or a linker's version), so a
+// second process compiling the same kernel reads a file instead of spending ~17 ms in NVRTC (H200,
+// the bench's small kernel) and ~10 ms loading it. The hit path is what a fresh process pays
+// (bench/kernel-cache-cpu.ts times it without a GPU): each distinct function's first use counts, so
+// it avoids node:crypto (first digest ~0.4 ms) and keeps to a few fs calls.
 //
 // Where: CUDA_TS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-ts/kernels, else ~/.cache/cuda-ts/kernels.
 // CUDA_TS_CACHE=0 turns it off; CUDA_TS_CACHE_MAX_BYTES bounds its size (default 256 MiB): past it,
