@@ -9,6 +9,8 @@
 // and cannot link (`bun file.ts`: "Export named 'records' not found"; Deno: "require is not defined").
 // tsx's CommonJS hook, which both runtimes honour for `require`, compiles each file as CommonJS, as
 // Node and Jest run them. The built package (dist/) needs no runner under any of the three.
+// The file sees itself as argv[1], as an entry point does, but `require.main` is this runner: a script
+// that runs only as an entry point tests `require.main === module || process.argv[1] === __filename`.
 // Deno: --allow-ffi loads koffi and the CUDA libraries, --allow-read/--allow-env find them, and tsx
 // needs --allow-sys (its cache is keyed by user id), --allow-write (it writes that cache) and
 // --allow-run (it starts esbuild's service process).

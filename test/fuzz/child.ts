@@ -54,11 +54,10 @@ function outcomeOf(id: number, e: unknown): ChildOutcome {
 async function main(): Promise<void> {
   const request = JSON.parse(readFileSync(0, 'utf8')) as ChildRequest;
   // The generated entries define their functions at run time (lazy stubs, see generator/emit/lazy.ts),
-  // which an ES import's static scan of a CommonJS module does not see: read the module's exports object.
-  const load = async (module: string, layer: 'typed' | 'raw'): Promise<Record<string, unknown>> => {
-    const ns = (await import(join(request.root, 'generated', request.version, module, layer === 'raw' ? 'raw' : 'index'))) as Record<string, unknown>;
-    return ns.default && typeof ns.default === 'object' ? (ns.default as Record<string, unknown>) : ns;
-  };
+  // which an ES import's static scan of a CommonJS module does not see, and Bun's and Deno's ES loaders
+  // cannot link the sources at all: require the module (this file runs as CommonJS under every runtime).
+  const load = async (module: string, layer: 'typed' | 'raw'): Promise<Record<string, unknown>> =>
+    require(join(request.root, 'generated', request.version, module, layer === 'raw' ? 'raw' : 'index')) as Record<string, unknown>;
 
   if (request.mode === 'list') {
     const listing: ChildListing = {};

@@ -112,10 +112,19 @@ interface ChildRun {
 
 const HARNESS_ROOT = join(__dirname, '..', '..');
 
+/**
+ * The arguments that run the child under this runtime: Node loads tsx's ESM hook; Bun and Deno (the GPU
+ * suites run under each) take the repository's CommonJS runner, which registers tsx there.
+ */
+function childArgs(file: string): string[] {
+  if (process.versions.bun || process.versions.deno) return [join(HARNESS_ROOT, 'scripts', 'run-ts.cjs'), file];
+  return ['--import', 'tsx', file];
+}
+
 /** Runs one child on a request; resolves with the result lines it wrote and how it ended. */
 function runChild(root: string, request: ChildRequest, timeoutMs: number): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'child.ts')], {
+    const child = spawn(process.execPath, childArgs(join(__dirname, 'child.ts')), {
       cwd: HARNESS_ROOT, // where tsx is installed; the request names the modules' root
       stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_OPTIONS: '' },
