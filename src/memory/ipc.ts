@@ -28,7 +28,7 @@
 // user) can read and write that memory — the whole pool for a pool handle. Share handles only with
 // processes you trust as much as the exporter; allowImporter 'any' lets every process of this user
 // take the descriptor (and ptrace the exporter).
-import { closeSync, openSync, readlinkSync, constants as fsConstants } from 'node:fs';
+import { readlinkSync, constants as fsConstants } from 'node:fs';
 import { koffi } from '../../support';
 import * as drv from '../driver';
 import { Context } from '../context';
@@ -70,16 +70,27 @@ function checkPid(call: string, v: unknown): number {
   return v as number;
 }
 
-// --- libc through koffi: pidfd_open / pidfd_getfd (raw syscalls) and prctl ---
-let libc: { syscall3: (n: number, a: number, b: number, c: number) => number; prctl: (o: number, a: bigint, b: number, c: number, d: number) => number } | undefined;
+// --- libc through koffi: pidfd_open / pidfd_getfd (raw syscalls), prctl and close ---
+let libc: { syscall3: (n: number, a: number, b: number, c: number) => number; prctl: (o: number, a: bigint, b: number, c: number, d: number) => number; close: (fd: number) => number; open: (path: string, flags: number) => number } | undefined;
 function loadLibc(): NonNullable<typeof libc> {
   if (libc) return libc;
   const lib = koffi.load('libc.so.6');
   libc = {
     syscall3: lib.func('long syscall(long n, long a, long b, long c)') as never,
     prctl: lib.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)') as never,
+    close: lib.func('int close(int fd)') as never,
+    open: lib.func('int open(const char *path, int flags)') as never,
   };
   return libc;
+}
+
+/**
+ * Closes an OS descriptor (the driver's export, a pidfd, one received over a socket or opened through
+ * procfs) with libc's close: under Deno, node:fs's descriptors are its own resource numbers, and its
+ * closeSync of the driver's descriptor fails with "Bad file descriptor".
+ */
+function closeRawFd(fd: number): void {
+  loadLibc().close(fd);
 }
 // Generic syscall numbers (x86_64 and aarch64 alike).
 const SYS_PIDFD_OPEN = 434;
@@ -101,7 +112,7 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
           const errno = koffi.errno();
           reasons.push(`pidfd_getfd: errno ${errno}${errno === 1 ? ' (EPERM: ptrace_scope forbids it; the exporter can allow this process with exportHandle({ allowImporter }))' : ''}`);
         } finally {
-          closeSync(pidfd);
+          closeRawFd(pidfd);
         }
       }
     } catch (e) {
@@ -112,7 +123,10 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
     const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
     // a device node or anon inode re-opened is a new open file, not the exporter's: refuse, never guess
     if (target.startsWith('/dev/') || target.startsWith('anon_inode:') || !target.startsWith('/')) throw new Error(`it is ${target}, which re-opening would not duplicate`);
-    return { fd: openSync(`/proc/${pid}/fd/${fd}`, fsConstants.O_RDWR), how: 'procfs' };
+    // libc's open, not node:fs's: the driver needs an OS descriptor, which Deno's fs does not hand out
+    const opened = loadLibc().open(`/proc/${pid}/fd/${fd}`, fsConstants.O_RDWR);
+    if (opened < 0) throw new Error(`open: errno ${koffi.errno()}`);
+    return { fd: opened, how: 'procfs' };
   } catch (e) {
     reasons.push(`/proc/${pid}/fd/${fd}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
@@ -194,7 +208,7 @@ export class IpcMemoryPool extends Resource {
   private constructor(handle: drv.CUmemoryPool, context: Context, device: number, state: { fd: number; ticket?: DescriptorTicket }) {
     super('IpcMemoryPool', () => whenNoHostFuncs(() => {
       if (state.ticket) fdPassing().withdrawDescriptor(state.ticket);
-      if (state.fd >= 0) closeSync(state.fd);
+      if (state.fd >= 0) closeRawFd(state.fd);
       drv.release(context, 'cuMemPoolDestroy', handle);
     }), [context]);
     this.handle = handle;
@@ -325,7 +339,7 @@ export class ImportedMemoryPool extends Resource {
       }
       return new ImportedMemoryPool(pool, ctx, pid, via);
     } finally {
-      if (via !== 'given') closeSync(fd); // the driver holds its own reference once imported
+      if (via !== 'given') closeRawFd(fd); // the driver holds its own reference once imported
     }
   }
 
