@@ -31,6 +31,7 @@ import { type ComparisonResult, type FloorMethod, type PassRecord, type Stats, t
 import { type Cores, type Group, type Unit, experimentGroups, unitsOf } from './c-floor-groups';
 import { type FreqSnapshot, allowedCpus, compact, cpuFreq, freqWords, gpuPlacement, noGpuReason, numaNodes, pickCores } from './c-floor-host';
 import { type FloorPaths, FloorWorker, type VariantSpec } from './c-floor-workers';
+import { H200_FINDING } from './c-floor-pin';
 
 export type { FloorMethod } from './c-floor-analysis';
 
@@ -245,17 +246,19 @@ export function methodWords(m: FloorMethod): string {
 /**
  * The method for a stable C floor. With a saved result (c-floor.json's path or its parsed object),
  * the method it recommended; without, this machine's default: in-process, the timing thread pinned
- * to a core on the GPU's NUMA node (not CPU 0), 5,000 launches of warm-up, 15 repetitions, 1 process.
+ * to a core on the GPU's NUMA node (not CPU 0), and the warm-up and repetitions this experiment
+ * recommended on the H200 (H200_FINDING: 4,000 launches, 21), 1 process.
  */
 export function stableFloorMethod(saved?: string | { method: FloorMethod }): FloorMethod {
   if (saved) return (typeof saved === 'string' ? (JSON.parse(readFileSync(saved, 'utf8')) as { method: FloorMethod }) : saved).method;
   const cores = pickCores(allowedCpus(), gpuPlacement(DEVICE), numaNodes());
-  return { floor: 'in-process', pinCpu: cores.local, warmupLaunches: 5000, reps: 15, processes: 1, reasons: [`default (no c-floor.json): ${cores.why}`] };
+  const { warmupLaunches, reps, date } = H200_FINDING;
+  return { floor: 'in-process', pinCpu: cores.local, warmupLaunches, reps, processes: 1, reasons: [`default (no c-floor.json): ${cores.why}; warm-up and repetitions from the H200 run of ${date}`] };
 }
 
 /**
- * Pins the calling thread (in bench/gpu.ts: the JS main thread, so C's in-process passes and the JS
- * implementations share the core) through libbench.so's bench_pin_thread. Returns 0 or -errno.
+ * Pins the calling thread through libbench.so's bench_pin_thread (a fresh declaration per call: for
+ * one-off use; bench/gpu.ts and the runtime children bind it once, bench/c-floor-pin.ts). 0 or -errno.
  */
 export function pinThisThread(lib: string, cpu: number): number {
   return koffi.load(lib).func('int bench_pin_thread(int cpu)')(cpu) as number;

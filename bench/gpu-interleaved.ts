@@ -8,6 +8,7 @@ import { BLOCKS, measureInterleaved, repetitionWords } from './interleave';
 import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, type State, wants } from './gpu-common';
 import { fresh, koffiApi, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, loadObjects, objectsPasses } from './gpu-objects';
+import { RowPinner, floorRecordWords, floorSettings, floorWarm } from './c-floor-pin';
 
 // ---------------------------------------------------------------------------------------------
 // Interleaved phase: the rows of bench.c through every implementation, their sub-blocks taking turns
@@ -15,8 +16,11 @@ import { type Any, loadObjects, objectsPasses } from './gpu-objects';
 // (bench.c's passes, timed by this clock).
 // ---------------------------------------------------------------------------------------------
 
-/** bench.c's passes in this process (libbench.so from bench/native/build.sh), or why not. */
-function nativePasses(ptxPath: string): Passes | string {
+/** The timing thread's pinning through libbench.so (bench_pin_thread, bench_current_cpu). */
+type PinFns = { pin: (cpu: number) => number; cpuNow: () => number };
+
+/** bench.c's passes in this process (libbench.so from bench/native/build.sh), or why not; `pins` gets its pinning functions. */
+function nativePasses(ptxPath: string, pins: Partial<PinFns>): Passes | string {
   let lib = process.env.BENCH_NATIVE_LIB;
   if (!lib || !existsSync(lib)) {
     const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
@@ -30,6 +34,8 @@ function nativePasses(ptxPath: string): Passes | string {
   const pass = so.func('int bench_pass(const char *row, long ops)');
   const st = init(ptxPath, Number(process.env.BENCH_DEVICE ?? 0) | 0) as number;
   if (st !== 0) return `bench_init failed (${st})`;
+  pins.pin = so.func('int bench_pin_thread(int cpu)') as PinFns['pin'];
+  pins.cpuNow = so.func('int bench_current_cpu()') as PinFns['cpuNow'];
   const out: Passes = {};
   for (const [name] of ROWS) {
     out[name] = (ops) => {
@@ -77,7 +83,8 @@ export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: str
       notes[name] = reason(e);
     }
   };
-  attempt('native-c-inproc', () => nativePasses(ptxPath));
+  const pins: Partial<PinFns> = {};
+  attempt('native-c-inproc', () => nativePasses(ptxPath, pins));
   attempt('koffi', () => fresh(rawPasses)(koffiApi(cu.binder.library()), S));
   attempt('cuda-ts-raw', () => fresh(rawPasses)(loadModule<Raw>('generated/13.0/driver/raw', LOADER) as unknown as RawApi, S));
   attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
@@ -102,15 +109,26 @@ export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: str
   }
   const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
   meta.interleaved = { implementations: Object.keys(impls), reps, blocks_per_rep: BLOCKS, repetition: repetitionWords(reps), not_run: notes };
+  // The floor method (bench/c-floor-pin.ts): set-up is done; the timing thread is pinned per row from here.
+  const settings = floorSettings();
+  const pinner = new RowPinner(settings, pins.pin, pins.cpuNow);
   const rows: Record<string, Record<string, MeasuredRow | { skipped: string }>> = {};
-  for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
-    const passes: Record<string, (ops: number) => void> = {};
-    for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
-    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, granule, passes }, reps);
-    for (const [impl, r] of Object.entries(got)) {
-      (rows[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
-      log(`${impl.padEnd(24)} ${name.padEnd(24)} ${'median' in r ? `${r.median.toFixed(3).padStart(12)} ${unit}` : `skipped: ${r.skipped}`}`);
+  try {
+    for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
+      const passes: Record<string, (ops: number) => void> = {};
+      for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
+      pinner.beforeRow(name, unit);
+      const got = measureInterleaved({ name, ops: ops(), warm: floorWarm(name, warm(), granule, settings), unit, bytesPerOp: bytes, granule, passes }, reps);
+      pinner.afterRow();
+      for (const [impl, r] of Object.entries(got)) {
+        (rows[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+        log(`${impl.padEnd(24)} ${name.padEnd(24)} ${'median' in r ? `${r.median.toFixed(3).padStart(12)} ${unit}` : `skipped: ${r.skipped}`}`);
+      }
     }
+  } finally {
+    pinner.release(); // the later rows, koffi's .async workers and the startup children keep the start-up affinity
   }
+  meta.floor = pinner.record;
+  log(`interleaved phase: ${floorRecordWords(pinner.record)}`);
   return { rows, notes, close: () => closers.forEach((c) => c()) };
 }

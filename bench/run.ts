@@ -1,6 +1,8 @@
 // `npm run bench` (= tsx bench/run.ts) on the GPU machine: one run of every implementation, one table.
 //
-//   1. builds the native C baseline (bash bench/native/build.sh) and runs it            -> native-c
+//   0. picks the C floor's method (bench/c-floor.ts: BENCH_PIN / BENCH_FLOOR_WARMUP for every step below)
+//   1. builds the native C baseline (bash bench/native/build.sh) and runs it, pinned     -> native-c
+//      (one standalone process: bench/c-floor.ts measured a ±10% lottery between such processes)
 //   2. runs bench/gpu.ts in a child process                                             -> koffi, cuda-ts-raw,
 //                                                                                           cuda-ts-typed, cuda-ts-objects, cuda-ts-startup
 //   2b. runs bench/runtime-child.ts under Bun and under Deno (a CommonJS copy of the tree, each runtime's
@@ -9,7 +11,8 @@
 //   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
 //   5. runs bench/staging.ts in a child process (pageable copies by size: direct, staged, CuPy) -> its own table
 // then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
-// cuda-python for rows C does not have), the issue's targets with PASS/FAIL, and writes everything to
+// cuda-python for rows C does not have), one line naming the C floor every ratio uses and why (with this
+// run's standalone vs in-process difference), the issue's targets with PASS/FAIL, and writes everything to
 // $OUT/bench.json (+ bench.txt) when $OUT is set, else bench/results/. A step that fails is reported as
 // skipped with its reason; it never stops the table.
 //
@@ -19,7 +22,9 @@
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
 //      BENCH_REPS (interleaved repetitions, default 7), BENCH_BLOCKS (sub-blocks per repetition, default 5;
 //      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
-//      and spawns of each case per round, default 3).
+//      and spawns of each case per round, default 3), BENCH_PIN (the timing thread's core; 'off' pins
+//      nothing; default: a GPU-local core, bench/c-floor-host.ts's pickCores), BENCH_FLOOR_WARMUP (launch
+//      rows' warm-up, default 4000), BENCH_FLOOR_JSON (a c-floor.json whose recommended method to use).
 import { chartRowsFrom, ratioChart } from './chart';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +37,7 @@ import { CHILD_RUNTIMES, runtimeTable, runtimeVerdicts } from './runtimes-report
 import { runtimeGpu, skippedImpls } from './runtimes-gpu';
 import { stagingTable, stagingVerdicts, type StagingVerdict } from './staging-report';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
+import { type ChosenFloor, chooseFloor, floorLine, standaloneEnv } from './c-floor-report';
 
 const T0 = Date.now();
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -94,7 +100,7 @@ async function native(): Promise<ImplResult> {
   const b = await runChild('bash', [join(BENCH_DIR, 'native', 'build.sh'), outDir], 120);
   if (b.code !== 0) throw new Error(`build.sh failed (${b.code}): ${tail(b.stderr)}`);
   const bin = b.stdout.trim().split('\n').pop()!;
-  const r = await runChild(bin, [join(BENCH_DIR, 'native', 'kernels.ptx')], 180);
+  const r = await runChild(bin, [join(BENCH_DIR, 'native', 'kernels.ptx')], 180, standaloneEnv(process.env));
   if (r.code !== 0) throw new Error(`native bench exited ${r.code}: ${tail(r.stderr)}`);
   return lastJson<ImplResult>(r.stdout);
 }
@@ -314,14 +320,15 @@ function startupAndCpuTargets(st: ImplResult | undefined, cpuRes: CpuResult | un
   return verdicts;
 }
 
-function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string; verdicts: Verdict[] } {
+function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFloor): { text: string; verdicts: Verdict[] } {
   const { byImpl, get, m } = rowLookup(all);
   const skippedNotes = new Map<string, number>();
   const lines = tableLines(tableRows(all), get, skippedNotes);
   const out: string[] = [];
   const inter = all.map((r) => r.meta?.interleaved).find((x): x is { repetition: string } => !!x && typeof x === 'object' && typeof (x as { repetition?: unknown }).repetition === 'string');
   out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (same process and clock) the median of the per-repetition ratios with their min-max. A repetition: ${inter?.repetition ?? repetitionWords(Number(process.env.BENCH_REPS ?? 7) | 0 || 7)}; each implementation's work per repetition is the row's loop count of bench.c. For GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
-  out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
+  out.push(table(['row', 'unit', 'vs', ...IMPLS.map((i) => (i === 'native-c' ? 'native-c (1 process)' : i))], lines));
+  out.push(floorLine(all, floor));
   if (skippedNotes.size) {
     out.push('\nskipped:');
     for (const [why, n] of skippedNotes) out.push(`  [${n}] ${short(why, 300)}`);
@@ -348,6 +355,8 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
 }
 
 async function main(): Promise<void> {
+  const floor = chooseFloor(process.env); // sets BENCH_PIN / BENCH_FLOOR_WARMUP for every child below
+  log(`C floor method: ${floor.words}`);
   const all: ImplResult[] = [];
   const nat = await step('native', native);
   all.push(nat ?? { impl: 'native-c', meta: {}, rows: {}, skipped: steps.native?.skipped ?? 'not run' });
@@ -366,7 +375,7 @@ async function main(): Promise<void> {
   const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), IMPORT_ROUNDS, IMPORT_PER_ROUND)));
   const stg = await step('staging', staging);
 
-  const res = main2(all, c);
+  const res = main2(all, c, floor);
   let text = res.text;
   const verdicts = res.verdicts;
   if (imp) {
@@ -396,6 +405,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     env: { BENCH_SCALE: process.env.BENCH_SCALE ?? '1', BENCH_LOADER: process.env.BENCH_LOADER ?? 'js', node: process.version },
     steps,
+    floor: { ...floor, line: floorLine(all, floor) },
     results: all,
     cpu: c ?? { skipped: steps.cpu?.skipped ?? 'not run' },
     staging: stg ?? { skipped: steps.staging?.skipped ?? 'not run' },

@@ -3,10 +3,14 @@
 // tree (scripts/cjs-tree.ts). C is measured in this same process (bench.c's passes in libbench.so,
 // loaded through the runtime's own FFI: bun:ffi under Bun, Deno.dlopen under Deno, koffi under Node),
 // interleaved with cuda-ts's raw, typed and objects layers, each bound through the runtime's default
-// FFI, so that every ratio is against C in the runtime's own process.
+// FFI, so that every ratio is against C in the runtime's own process. The floor method of bench/c-floor.ts
+// (bench/c-floor-pin.ts): after set-up the timing thread is pinned to BENCH_PIN's core for the rows timed
+// per operation (bench_pin_thread of libbench.so, through the same FFI), the copies keep the start-up
+// affinity, and the launch rows warm up BENCH_FLOOR_WARMUP launches first; meta.floor says what it did.
 //
 // Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
-//      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS).
+//      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
+//      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts).
 // Output: one ChildResult (below). A failure before the rows (no driver, no GPU) is `skipped` with its
 // reason and exit code 0; the parent reports it as the runtime's skipped columns.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +20,7 @@ import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, setup
 import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
 import { CHILD_ROWS } from './runtimes-report';
+import { RowPinner, floorSettings, floorWarm } from './c-floor-pin';
 
 /** What a child prints: rows by implementation, or why none were measured. */
 export interface ChildResult {
@@ -40,7 +45,15 @@ function runtimeName(): { runtime: string; version: string } {
   return { runtime: 'node', version: process.version };
 }
 
-type NativeFns = { init: (ptx: Uint8Array, ordinal: number) => number; pass: (row: Uint8Array, ops: number) => number; how: string };
+type NativeFns = {
+  init: (ptx: Uint8Array, ordinal: number) => number;
+  pass: (row: Uint8Array, ops: number) => number;
+  /** bench_pin_thread: pins the calling thread (-1: back to its start-up affinity); 0 or -errno. */
+  pin: (cpu: number) => number;
+  /** bench_current_cpu: where the calling thread runs. */
+  cpuNow: () => number;
+  how: string;
+};
 
 /** bench_init / bench_pass of libbench.so through the runtime's own FFI. */
 function nativeFunctions(lib: string): NativeFns {
@@ -48,25 +61,35 @@ function nativeFunctions(lib: string): NativeFns {
   if (g.Bun) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
-    const s = dlopen(lib, { bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' } }).symbols;
-    return { init: s.bench_init, pass: s.bench_pass, how: 'bun:ffi dlopen' };
+    const s = dlopen(lib, {
+      bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' },
+      bench_pin_thread: { args: ['i32'], returns: 'i32' }, bench_current_cpu: { args: [], returns: 'i32' },
+    }).symbols;
+    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'bun:ffi dlopen' };
   }
   if (g.Deno) {
-    const s = g.Deno.dlopen(lib, { bench_init: { parameters: ['buffer', 'i32'], result: 'i32' }, bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' } }).symbols;
-    return { init: s.bench_init, pass: s.bench_pass, how: 'Deno.dlopen' };
+    const s = g.Deno.dlopen(lib, {
+      bench_init: { parameters: ['buffer', 'i32'], result: 'i32' }, bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' },
+      bench_pin_thread: { parameters: ['i32'], result: 'i32' }, bench_current_cpu: { parameters: [], result: 'i32' },
+    }).symbols;
+    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'Deno.dlopen' };
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as typeof import('koffi');
   const so = koffi.load(lib);
-  return { init: so.func('int bench_init(void *ptx, int ordinal)') as never, pass: so.func('int bench_pass(void *row, int64_t ops)') as never, how: 'koffi' };
+  return {
+    init: so.func('int bench_init(void *ptx, int ordinal)') as never, pass: so.func('int bench_pass(void *row, int64_t ops)') as never,
+    pin: so.func('int bench_pin_thread(int cpu)') as never, cpuNow: so.func('int bench_current_cpu()') as never, how: 'koffi',
+  };
 }
 
-/** bench.c's passes in this process, or why not. */
-export function nativePasses(rows: string[], meta: Record<string, unknown>): Passes | string {
+/** bench.c's passes in this process, or why not; `pins` gets libbench.so's pinning functions. */
+export function nativePasses(rows: string[], meta: Record<string, unknown>, pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {}): Passes | string {
   const lib = process.env.BENCH_NATIVE_LIB;
   if (!lib) return 'BENCH_NATIVE_LIB not set (libbench.so from bench/native/build.sh)';
   const fns = nativeFunctions(lib);
   meta.native_c_loaded_by = fns.how;
+  Object.assign(pins, { pin: fns.pin, cpuNow: fns.cpuNow });
   const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
   const st = fns.init(cstr(findPtx()), Number(process.env.BENCH_DEVICE ?? 0) | 0);
   if (st !== 0) return `bench_init failed (${st})`;
@@ -82,7 +105,7 @@ export function nativePasses(rows: string[], meta: Record<string, unknown>): Pas
 }
 
 /** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
-function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[] } {
+function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
   const impls: Record<string, Passes> = {};
   const notes: Record<string, string> = {};
   const closers: (() => void)[] = [];
@@ -95,7 +118,8 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
       notes[name] = reason(e);
     }
   };
-  attempt('native-c-inproc', () => nativePasses(rows, meta));
+  const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
+  attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   attempt('cuda-ts-raw', () => fresh(rawPasses)(require('../generated/13.0/driver/raw') as RawApi, S));
   attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
@@ -107,19 +131,26 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
     closers.push(close);
     return passes;
   });
-  return { impls, notes, closers };
+  return { impls, notes, closers, pins };
 }
 
-/** The rows of `rows`, interleaved over the implementations. */
-function measureRows(impls: Record<string, Passes>, rows: string[]): ChildResult['rows'] {
+/** The rows of `rows`, interleaved over the implementations, the timing thread pinned per row by `pinner`. */
+function measureRows(impls: Record<string, Passes>, rows: string[], pinner: RowPinner): ChildResult['rows'] {
   const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
+  const settings = floorSettings();
   const out: ChildResult['rows'] = {};
-  for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
-    if (!rows.includes(name)) continue;
-    const passes: Passes = {};
-    for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
-    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, granule, passes }, reps);
-    for (const [impl, r] of Object.entries(got)) (out[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+  try {
+    for (const [name, ops, warm, unit, bytes, granule] of ROWS) {
+      if (!rows.includes(name)) continue;
+      const passes: Passes = {};
+      for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
+      pinner.beforeRow(name, unit);
+      const got = measureInterleaved({ name, ops: ops(), warm: floorWarm(name, warm(), granule, settings), unit, bytesPerOp: bytes, granule, passes }, reps);
+      pinner.afterRow();
+      for (const [impl, r] of Object.entries(got)) (out[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+    }
+  } finally {
+    pinner.release();
   }
   return out;
 }
@@ -141,13 +172,15 @@ export function runChild(): ChildResult {
     return result;
   }
   Object.assign(result.meta, { runtime, version, backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])) });
-  const { impls, notes, closers } = implementations(cu, S, rows, result.meta);
+  const { impls, notes, closers, pins } = implementations(cu, S, rows, result.meta);
   result.notes = notes;
+  const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow); // after set-up, as bench/c-floor.ts recommends
   try {
-    result.rows = measureRows(impls, rows);
+    result.rows = measureRows(impls, rows, pinner);
   } catch (e) {
     result.skipped = `${runtime} ${version}: ${reason(e)}`;
   }
+  result.meta.floor = pinner.record;
   for (const c of [...closers, cleanup]) {
     try {
       c();

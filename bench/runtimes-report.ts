@@ -5,6 +5,7 @@
 import { type ImplResult, type MeasuredRow, type Row, fmt, isMeasured, table } from './common';
 import { judge, ratioStats } from './interleave';
 import type { StagingVerdict } from './staging-report';
+import { type FloorRecord, floorRecordWords } from './c-floor-pin';
 
 /** The runtimes of the table; Node's columns are bench/gpu.ts's, the others' come from a child each. */
 export const JS_RUNTIMES = ['node', 'bun', 'deno'] as const;
@@ -87,16 +88,31 @@ export function runtimeTable(all: readonly ImplResult[]): string {
   return out.join('\n');
 }
 
-/** Per child runtime that ran: its version, the FFI each timed driver function was bound through, and how C was loaded. */
+/** Per child runtime that ran: its version, the FFI each timed driver function was bound through, how C was loaded, its pinning. */
 function howLines(all: readonly ImplResult[]): string[] {
   const lines: string[] = [];
   for (const rt of CHILD_RUNTIMES) {
     const meta = all.find((r) => r.impl === runtimeImpl('cuda-ts-typed', rt) && !r.skipped)?.meta;
     if (!meta) continue;
     const backends = Object.entries((meta.backends ?? {}) as Record<string, { backend?: string; reason?: string }>).map(([fn, b]) => `${fn} via ${b?.backend ?? '?'}${b?.reason ? ` (${b.reason})` : ''}`);
-    lines.push(`  ${TITLE[rt]} ${String(meta.version ?? '?')}: ${backends.join(', ') || 'backends not reported'}; C loaded by ${String(meta.native_c_loaded_by ?? '?')}`);
+    lines.push(`  ${TITLE[rt]} ${String(meta.version ?? '?')}: ${backends.join(', ') || 'backends not reported'}; C loaded by ${String(meta.native_c_loaded_by ?? '?')}; ${floorRecordWords(meta.floor as FloorRecord | undefined)}`);
   }
+  const floors = floorsLine(all);
+  if (floors) lines.push(floors);
   return lines;
+}
+
+/** Each runtime's C floor on the launch rows beside the standalone process's (one process: a ±10% lottery, bench/c-floor.ts). */
+export function floorsLine(all: readonly ImplResult[]): string | undefined {
+  const get = lookup(all);
+  const cell = (impl: string) => ['launch_0args', 'launch_4args'].map((row) => {
+    const r = get(impl, row);
+    return isMeasured(r) ? fmt(r.median) : '-';
+  }).join(' / ');
+  const parts = JS_RUNTIMES.filter((rt) => isMeasured(get(runtimeImpl('native-c-inproc', rt), 'launch_0args'))).map((rt) => `${TITLE[rt]} ${cell(runtimeImpl('native-c-inproc', rt))}`);
+  if (!parts.length) return undefined;
+  const standalone = isMeasured(get('native-c', 'launch_0args')) ? `; standalone native-c (one process) ${cell('native-c')}` : '';
+  return `  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): ${parts.join(', ')}${standalone}`;
 }
 
 /** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */

@@ -14,6 +14,8 @@
  *   classic method on three rows only).
  *   $BENCH_PIN (default: unset) a CPU to pin the main thread to after set-up, before the first row
  *   (bench/c-floor.ts's recommended method); meta gets "pin" then.
+ *   $BENCH_FLOOR_WARMUP (default: 1000) launches of the untimed warm-up pass of the launch_* rows
+ *   (rounded up to 1000), as the in-process floor gets them (bench/c-floor-pin.ts); meta "launch_warmup".
  *
  * Serve mode (bench/c-floor.ts, the C floor experiment):
  *   ./bench --serve [--ptx PATH] [--lib libbench.so [--lazy]] [--spin CPU]
@@ -583,12 +585,21 @@ int main(int argc, char **argv) {
         if (pin < 0 || pin_thread(pin) != 0) die("BENCH_PIN: cannot pin the main thread to that CPU", pv);
     }
 
+    /* The launch rows' warm-up: bench/c-floor.ts found some processes still settling after 3000 launches. */
+    long launch_warm = BATCH;
+    const char *wv = getenv("BENCH_FLOOR_WARMUP");
+    if (wv && *wv) {
+        long w = atol(wv);
+        if (w <= 0) die("BENCH_FLOOR_WARMUP must be a positive number of launches", wv);
+        launch_warm = (w + BATCH - 1) / BATCH * BATCH;
+    }
+
     /* Loop counts: about 0.3-0.5 s of measured work per rep set on an H200 at scale 1. */
     run_row("cuCtxGetCurrent", pass_ctx_get_current, scaled(1000000, 1000), scaled(100000, 1000), 0);
     run_row("cuDeviceGetAttribute", pass_device_get_attribute, scaled(1000000, 1000), scaled(100000, 1000), 0);
-    run_row("launch_0args", pass_launch_0args, scaled(20000, BATCH), BATCH, 0);
-    run_row("launch_4args", pass_launch_4args, scaled(20000, BATCH), BATCH, 0);
-    run_row("launch_16args", pass_launch_16args, scaled(20000, BATCH), BATCH, 0);
+    run_row("launch_0args", pass_launch_0args, scaled(20000, BATCH), launch_warm, 0);
+    run_row("launch_4args", pass_launch_4args, scaled(20000, BATCH), launch_warm, 0);
+    run_row("launch_16args", pass_launch_16args, scaled(20000, BATCH), launch_warm, 0);
     run_row("launch_sync", pass_launch_sync, scaled(5000, 100), 100, 0);
     run_row("event_record_elapsed", pass_event_record_elapsed, scaled(5000, 100), 100, 0);
     run_row("alloc_free_async_1MiB", pass_alloc_free_async, scaled(20000, BATCH), BATCH, 0);
@@ -617,6 +628,7 @@ int main(int argc, char **argv) {
            cc_minor, driver_version, CUDA_VERSION);
     json_string(ptx_path_used);
     if (pin >= 0) printf(",\"pin\":%d", pin);
+    printf(",\"launch_warmup\":%ld", launch_warm);
     printf(",\"scale\":%g,\"reps\":%d,\"batch\":%d,\"total_s\":%.3f},\"rows\":{", scale, REPS, BATCH, total_s);
     for (int i = 0; i < nrows; i++) {
         row_t *r = &rows[i];
