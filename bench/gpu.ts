@@ -3,7 +3,7 @@
 // plus NVRTC compile, `await stream.synchronized()` latency, and import + first call in a fresh process.
 //
 //   npx tsx bench/gpu.ts [out.json]     (prints ONE JSON list on stdout when no path is given)
-//   env: BENCH_PTX, BENCH_SCALE, BENCH_DEVICE (as bench.c), BENCH_LOADER=js|dist|tsx (default js),
+//   env: BENCH_PTX, BENCH_SCALE, BENCH_DEVICE (as bench.c), BENCH_LOADER=js|dist|tsx (default js), BENCH_PIN, BENCH_FLOOR_WARMUP,
 //        BENCH_ONLY=koffi,cuda-ts-raw,cuda-ts-typed,cuda-ts-objects,startup
 //
 // Output: [{"impl": NAME, "meta": {...}, "rows": {"<row>": {median, unit, n, reps} | {skipped}}}, ...]
@@ -14,6 +14,9 @@
 // passes (the interleaved phase, gpu-interleaved.ts: BENCH_REPS repetitions, each split into sub-blocks, see
 // bench/interleave.ts; rows outside it: 5 timed passes); launches grid 1x1x1 block 1x1x1, a cuStreamSynchronize after every 1000 launches inside the
 // timed region; every status checked inside the loops; same loop counts (scaled by BENCH_SCALE).
+// C floor (bench/c-floor.ts's method, bench/c-floor-pin.ts): after set-up, the interleaved phase pins this
+// thread to BENCH_PIN's core for its per-operation rows (copies keep the start-up affinity), warms the
+// launch rows up BENCH_FLOOR_WARMUP launches, and gives the start-up affinity back before the later rows.
 // Kernel arguments: written once into one koffi.alloc block, a BigUint64Array table of their addresses
 // passed as `void **kernelParams` (the void*[] of bench.c, built once).
 //
