@@ -23,7 +23,9 @@ interface Exporter {
 }
 
 function startExporter(mode: 'serve' | 'block' | 'linger'): Exporter {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', FIXTURE, mode], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Node preloads tsx's CommonJS hook; Bun and Deno take the repository's runner (their ES loaders cannot link the sources)
+  const runner = process.versions.bun || process.versions.deno ? [join(ROOT, 'scripts', 'run-ts.cjs')] : ['--require', 'tsx/cjs'];
+  const child = spawn(process.execPath, [...runner, FIXTURE, mode], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const lines: string[] = [];
