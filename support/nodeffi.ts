@@ -346,6 +346,8 @@ export interface AdaptOptions {
 }
 
 const utf8 = new TextEncoder();
+/** Wrappers made so far (each one's source carries its number, see adapt). */
+let adaptedCount = 0;
 /** A NUL-terminated UTF-8 copy of a string passed as `const char *`. */
 function cString(s: string): Uint8Array {
   const bytes = new Uint8Array(s.length * 3 + 1);
@@ -368,8 +370,12 @@ export function adapt(fn: NativeFunction, name: string, params: readonly unknown
   const body = plan.args.map((a, i) => convert(a, i, call.direct, options?.encodeStrings)).join('\n    ');
   const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
   const argsCheck = `if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);`;
+  // A serial number makes every wrapper's source unique: V8 caches `new Function` by source, and
+  // wrappers of one source (the raw, typed and objects layers each bind a function) then share one
+  // call site `f(…)` over their different FFI functions, which loses the fast call (Deno: ~8 -> ~180 ns).
   const source = `${state.length ? `let ${state.join(', ')};` : ''}
 return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) {
+  // wrapper ${++adaptedCount}
   ${argsCheck}
   let ${locals.join(', ')};
   try {
