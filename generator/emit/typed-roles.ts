@@ -7,7 +7,7 @@ import { safeIdent } from '../model';
 import { takesTypedArg, type Elem, type Sem } from '../semantics';
 import type { ModuleEmitContext } from './context';
 import { qualify, rawParamType } from './raw';
-import { allocArray, arrayType, attrDecoder, attrEncoder, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, writeSlot } from './typed-elem';
+import { allocArray, arrayType, attrDecoder, attrEncoder, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, writeSlot, zeroSlot } from './typed-elem';
 
 /** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
 const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe', 'n', 'call']);
@@ -185,7 +185,7 @@ const emitCount: RoleEmitter<'count'> = (s, x, plan) => {
 const emitOut: RoleEmitter<'out'> = (s, x, plan) => {
   const i = takeSlot(plan, x.p.name);
   plan.callArgs.push(`s.slot(${i})`);
-  plan.pre.push(`s.u64[${i}] = 0n;`);
+  plan.pre.push(zeroSlot(i));
   plan.outs.push({ name: x.p.name, type: elemType(s.elem), value: readSlot(s.elem, i) });
 };
 
