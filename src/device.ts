@@ -70,10 +70,14 @@ export class Device {
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
-  /** `[major, minor]`. */
+  /** `[major, minor]` (read once: see {@link Device.multiprocessorCount}). */
   get computeCapability(): [number, number] {
-    return [this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)];
+    this.ccMajor ??= this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    this.ccMinor ??= this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    return [this.ccMajor, this.ccMinor]; // a new array each time: the caller may change it
   }
+  private ccMajor: number | undefined;
+  private ccMinor: number | undefined;
 
   /** `sm_90`-style architecture name. */
   get arch(): string {
@@ -92,7 +96,10 @@ export class Device {
     return this.primaryContext().memoryInfo().free;
   }
 
-  /** Reads a device attribute (cuDeviceGetAttribute), e.g. `CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE`. */
+  /**
+   * Reads a device attribute (cuDeviceGetAttribute), e.g. `CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE`:
+   * asks the driver on every call (some attributes change while a process runs, e.g. the compute mode).
+   */
   attribute(attr: drv.CUdevice_attribute): number {
     if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX) throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
     drv.global('cuDeviceGetAttribute', drv.out32, attr, this.handle);
@@ -141,10 +148,16 @@ export class Device {
     return { luid: Buffer.from(luid).toString('hex'), deviceNodeMask: mask[0] };
   }
 
-  /** Number of streaming multiprocessors (SMs). */
+  /**
+   * Number of streaming multiprocessors (SMs). Read once per Device and cached, like
+   * {@link Device.computeCapability}: both describe the chip, which does not change while the process
+   * runs. The compute mode can (`nvidia-smi -c`): {@link Device.computeMode} and
+   * {@link Device.attribute} ask the driver every time.
+   */
   get multiprocessorCount(): number {
-    return this.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    return (this.sms ??= this.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   }
+  private sms: number | undefined;
 
   /** The compute mode by name ('default', 'prohibited', 'exclusiveProcess'): CUcomputemode's value named. */
   get computeMode(): ComputeMode {

@@ -1,0 +1,108 @@
+// What keeps a trivial call cheap (issue 26 §2; bench/ffi-overhead.ts measures it): Device's cached
+// attribute getters and which ones ask the driver every time, the typed layer's slot zeroing, and the
+// FFI adapter's wrappers each compiled from their own source.
+import * as drv from '../src/driver';
+import { Device } from '../src/device';
+import { Scratch } from '../support/scratch';
+import { adapt, nodeFfiCallPlan, nodeFfiSignature } from '../support/nodeffi';
+import { zeroSlot } from '../generator/emit/typed-elem';
+import { fakeContext, fakeDriver } from './helpers/fake-driver';
+
+const A = drv.CUdevice_attribute;
+
+describe('Device attribute getters (fake driver)', () => {
+  const reads: number[] = [];
+  let failNext = false;
+  let mode = 0; // CU_COMPUTEMODE_DEFAULT
+  let fake: ReturnType<typeof fakeDriver>;
+  beforeAll(() => {
+    fake = fakeDriver(fakeContext(), {
+      cuInit: () => 0,
+      cuDeviceGetCount: (o: Int32Array) => ((o[0] = 1), 0),
+      cuDeviceGet: (o: Int32Array, ordinal: number) => ((o[0] = ordinal), 0),
+      cuDeviceGetAttribute: (o: Int32Array, attr: number) => {
+        reads.push(attr);
+        if (failNext) {
+          failNext = false;
+          return drv.CUresult.CUDA_ERROR_INVALID_VALUE;
+        }
+        o[0] = attr === A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : attr === A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE ? mode : 0;
+        return 0;
+      },
+    });
+  });
+  afterAll(() => fake.restore());
+  beforeEach(() => {
+    reads.length = 0;
+  });
+
+  test('multiprocessorCount: a failed read is not cached; the first answer is, for the Device', () => {
+    const d = Device.get(0);
+    failNext = true;
+    expect(() => d.multiprocessorCount).toThrow(/cuDeviceGetAttribute/);
+    expect(d.multiprocessorCount).toBe(132);
+    expect(d.multiprocessorCount).toBe(132);
+    expect(Device.get(0).multiprocessorCount).toBe(132);
+    expect(reads).toEqual([A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT]);
+  });
+
+  test('computeCapability and arch: read once, a new array each time', () => {
+    const d = Device.get(0);
+    const cc = d.computeCapability;
+    expect(cc).toEqual([9, 0]);
+    cc[0] = 1; // the caller's array: the Device's answer is unchanged
+    expect(d.computeCapability).toEqual([9, 0]);
+    expect(d.computeCapability).not.toBe(d.computeCapability);
+    expect(d.arch).toBe('sm_90');
+    expect(reads).toEqual([A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR]);
+  });
+
+  test('attribute() and computeMode ask the driver every time (the compute mode can change)', () => {
+    const d = Device.get(0);
+    expect(d.computeMode).toBe('default');
+    mode = 2; // CU_COMPUTEMODE_PROHIBITED, as `nvidia-smi -c 2` would set it
+    expect(d.computeMode).toBe('prohibited');
+    expect(d.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)).toBe(132);
+    expect(d.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)).toBe(132);
+    expect(reads).toEqual([A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT]);
+  });
+
+  test('attribute() still refuses a bad attribute before calling the driver', () => {
+    const d = Device.get(0);
+    for (const bad of [1.5, Number.NaN, 0, -1, A.CU_DEVICE_ATTRIBUTE_MAX, '16', 2 ** 53 + 1]) {
+      expect(() => d.attribute(bad as never)).toThrow(/^Device\.attribute: attr must be a CUdevice_attribute/);
+    }
+    expect(reads).toEqual([]);
+  });
+});
+
+describe('typed layer out-parameter slots', () => {
+  test('zeroSlot emits a float64 store of 0, and that store clears all eight bytes', () => {
+    expect(zeroSlot(3)).toBe('s.f64[3] = 0;');
+    const s = new Scratch(4);
+    s.u64.fill(0xffff_ffff_ffff_ffffn);
+    // what the emitted statement does, run against a real Scratch
+    new Function('s', zeroSlot(3))(s);
+    expect(s.u64[3]).toBe(0n);
+    expect(s.u64[2]).toBe(0xffff_ffff_ffff_ffffn);
+    expect(s.address(3)).toBe(0);
+  });
+});
+
+describe('FFI adapter wrappers (node:ffi and Deno)', () => {
+  test('two wrappers of one signature are compiled from different sources and each calls its own function', () => {
+    const params = ['void *', 'int32_t', 'int32_t'];
+    const plan = nodeFfiSignature('int32_t', params);
+    if (typeof plan === 'string') throw new Error(plan);
+    const call = nodeFfiCallPlan(plan, true);
+    const seen: unknown[][] = [];
+    const first = adapt((...a: unknown[]) => (seen.push(['first', ...a]), 0), 'cuDeviceGetAttribute', params, plan, call);
+    const second = adapt((...a: unknown[]) => (seen.push(['second', ...a]), 7), 'cuDeviceGetAttribute', params, plan, call);
+    // one source would let V8 share the wrappers' call site `f(…)`, which loses the FFI's fast call
+    expect(first.toString()).not.toBe(second.toString());
+    expect(first(null, 16, 0)).toBe(0);
+    expect(second(null, 16, 1)).toBe(7);
+    expect(seen).toEqual([['first', 0n, 16n, 0n], ['second', 0n, 16n, 1n]]);
+    expect(() => second(null, 1.5, 0)).toThrow(/^cuDeviceGetAttribute: Argument 1 must be an int32/);
+  });
+});
