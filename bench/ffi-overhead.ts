@@ -71,6 +71,12 @@ function childPasses(loopLib: string): { passes: Record<string, Record<string, P
   device.setCurrent();
   const out64 = new BigUint64Array(1);
   const out32 = new Int32Array(1);
+  // one call through each module first: its chunk loads and replaces the lazy stubs on the module
+  // (bench/gpu-passes.ts takes the functions after setup has called into the same chunks)
+  raw.cuCtxGetCurrent(out64);
+  raw.cuDeviceGetAttribute(out32, MULTIPROCESSOR_COUNT, 0);
+  cu.cuCtxGetCurrent();
+  cu.cuDeviceGetAttribute(MULTIPROCESSOR_COUNT, 0);
   const rawCtx = raw.cuCtxGetCurrent;
   const rawAttr = raw.cuDeviceGetAttribute;
   const typedCtx = cu.cuCtxGetCurrent;

@@ -3,14 +3,16 @@
 // against ~70-100 ns for koffi through Deno's N-API).
 //
 // Deno's fast calls take 64-bit integers only as bigints (a number costs ~150 ns more) and pointers
-// only as pointer objects or bigints, and no JS strings. So every function goes through node:ffi's
-// adapter (./nodeffi, `adapt`): integers and pointers become bigints there (memory's address taken
-// once per buffer, a string copied to NUL-terminated UTF-8), and an 8-32-bit integer is checked
-// against its C type (1.5, NaN or out of range is a TypeError naming the function, where koffi would
-// truncate). Declared to Deno: every integer and pointer parameter as `u64` for functions of at most
-// six parameters on x64/arm64 (the same register argument the C callee reads, see ./nodeffi), and as
-// its own type beyond. Not expressed (stay on koffi, with the reason): records by value, `bool`,
-// pointer and `const char *` results.
+// only as pointer objects or bigints (a `buffer` parameter given a typed array costs ~80 ns, a pointer
+// object ~150 ns, a bigint ~8), and no JS strings. So every function goes through node:ffi's adapter
+// (./nodeffi, `adapt`): 64-bit integers and pointers become bigints there (memory's address taken once
+// per buffer, a string copied to NUL-terminated UTF-8), and an 8-32-bit integer is checked against its
+// C type (1.5, NaN or out of range is a TypeError naming the function, where koffi would truncate) and
+// passed as the number it is (Deno's fast call takes `i32` & co. as numbers). Declared to Deno:
+// pointers and 64-bit integers as `u64` for functions of at most six parameters on x64/arm64 (the
+// same register argument the C callee reads, see ./nodeffi), and as their own types beyond; 8-32-bit
+// integers and floats as their own types. Not expressed (stay on koffi, with the reason): records by
+// value, `bool`, pointer and `const char *` results.
 //
 // Deno calls a function pointer (`Deno.UnsafeFnPointer`) ~1 µs a call, so functions are bound by
 // exported symbol only; one that cuGetProcAddress resolves elsewhere stays on koffi (the Binder
@@ -61,8 +63,9 @@ const DENO_TYPES: Record<string, string> = {
 /** Deno's parameter type for an adapted argument, and the call plan (see the file comment). @internal */
 export function denoCallPlan(args: ArgPlan[]): { direct: boolean; ffiArgs: string[]; padded: false } {
   const plan = nodeFfiCallPlan({ args });
-  // node:ffi pads a lone pointer to get its direct call; Deno has one kind of call: no padding
-  const ffiArgs = (plan.padded ? plan.ffiArgs.slice(0, -1) : plan.ffiArgs).map((t) => DENO_TYPES[t]);
+  // node:ffi pads a lone pointer to get its direct call; Deno has one kind of call: no padding.
+  // 8-32-bit integers and floats keep their own types (numbers are fast there); the rest is u64.
+  const ffiArgs = args.map((a, i) => DENO_TYPES[a.conv === 'none' ? a.ffi : plan.ffiArgs[i]]);
   return { direct: plan.direct, ffiArgs, padded: false };
 }
 
@@ -112,7 +115,7 @@ export class DenoFfiLibrary {
     } catch (e) {
       return `Deno.dlopen refused ${symbol}: ${(e as Error).message.split('\n')[0]}`;
     }
-    return adapt(fn, name, params, plan, call, { pointer: denoPointer, encodeStrings: true });
+    return adapt(fn, name, params, plan, call, { pointer: denoPointer, encodeStrings: true, narrowNumbers: true });
   }
 }
 

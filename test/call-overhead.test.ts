@@ -105,4 +105,18 @@ describe('FFI adapter wrappers (node:ffi and Deno)', () => {
     expect(seen).toEqual([['first', 0n, 16n, 0n], ['second', 0n, 16n, 1n]]);
     expect(() => second(null, 1.5, 0)).toThrow(/^cuDeviceGetAttribute: Argument 1 must be an int32/);
   });
+
+  test('narrowNumbers (Deno): 8-32-bit integers reach the FFI as the checked numbers, pointers and 64-bit integers as bigints', () => {
+    const params = ['void *', 'int32_t', 'uint8_t', 'size_t'];
+    const plan = nodeFfiSignature('int32_t', params);
+    if (typeof plan === 'string') throw new Error(plan);
+    const seen: unknown[][] = [];
+    const f = adapt((...a: unknown[]) => (seen.push(a), 0), 'cuX', params, plan, nodeFfiCallPlan(plan, true), { pointer: () => 0x1000n, encodeStrings: true, narrowNumbers: true });
+    expect(f(new Uint8Array(8), -5, 255, 4096)).toBe(0);
+    expect(seen).toEqual([[0x1000n, -5, 255, 4096n]]);
+    for (const [i, args] of [[1, [null, 1.5, 0, 0]], [1, [null, 2 ** 31, 0, 0]], [1, [null, '1', 0, 0]], [2, [null, 0, 256, 0]], [2, [null, 0, -1, 0]], [2, [null, 0, Number.NaN, 0]]] as const) {
+      expect(() => f(...args)).toThrow(new RegExp(`^cuX: Argument ${i} must be an? u?int(8|32)`));
+    }
+    expect(seen).toHaveLength(1); // no bad call reached the FFI function
+  });
 });

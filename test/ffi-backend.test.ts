@@ -73,10 +73,11 @@ describe('choosing the FFI (no library needed)', () => {
     expect(bunFfiSignature('const char *', ['int32_t'])).toMatch(/result type const char \* is not expressed through bun:ffi/);
     expect(bunFfiSignature('int32_t', [{}])).toMatch(/parameter 0 \(a record by value\)/);
   });
-  test('Deno signatures: integers and pointers as u64 bigints up to six parameters, their own types beyond', () => {
+  test('Deno signatures: pointers and 64-bit integers as u64 bigints up to six parameters, their own types beyond; 8-32-bit integers and floats always their own', () => {
     const plan = (params: string[]) => denoCallPlan((nodeFfiSignature('int32_t', params) as { args: Parameters<typeof denoCallPlan>[0] }).args);
     expect(plan(['void *'])).toEqual({ direct: true, ffiArgs: ['u64'], padded: false });
-    expect(plan(['void *', 'int32_t', 'float'])).toEqual({ direct: true, ffiArgs: ['u64', 'u64', 'f32'], padded: false });
+    expect(plan(['void *', 'int32_t', 'float'])).toEqual({ direct: true, ffiArgs: ['u64', 'i32', 'f32'], padded: false });
+    expect(plan(['uint8_t', 'int16_t', 'uint32_t', 'int64_t', 'size_t'])).toEqual({ direct: true, ffiArgs: ['u8', 'i16', 'u32', 'u64', 'u64'], padded: false });
     expect(plan(['void *', 'int32_t', 'uint64_t', 'void *', 'void *', 'void *', 'uint32_t'])).toEqual({ direct: false, ffiArgs: ['u64', 'i32', 'u64', 'u64', 'u64', 'u64', 'u32'], padded: false });
   });
 });
