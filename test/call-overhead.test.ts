@@ -1,6 +1,10 @@
 // What keeps a trivial call cheap (issue 26 §2; bench/ffi-overhead.ts measures it): Device's cached
 // attribute getters and which ones ask the driver every time, the typed layer's slot zeroing, and the
 // FFI adapter's wrappers each compiled from their own source.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as drv from '../src/driver';
 import { Device } from '../src/device';
 import { Scratch } from '../support/scratch';
@@ -118,5 +122,35 @@ describe('FFI adapter wrappers (node:ffi and Deno)', () => {
       expect(() => f(...args)).toThrow(new RegExp(`^cuX: Argument ${i} must be an? u?int(8|32)`));
     }
     expect(seen).toHaveLength(1); // no bad call reached the FFI function
+  });
+});
+
+// bun:ffi takes no JS strings: bunffi.ts wraps a function with `const char *` parameters to copy them.
+// Run under Bun (where .ci/run installs it) against the stand-in libnvrtc of bench/native/fake-cuda.c,
+// whose "CUBIN" is the program's source: its size proves the string arrived whole, as UTF-8.
+const BUN = '/tmp/bun/node_modules/bun/bin/bun.exe';
+const gcc = spawnSync('gcc', ['--version']).status === 0;
+(existsSync(BUN) && gcc ? describe : describe.skip)('bun:ffi string parameters (stand-in libnvrtc, under Bun)', () => {
+  test('typed and raw calls with JS strings and with bytes reach C as NUL-terminated UTF-8, through bun:ffi', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bun-strings-'));
+    try {
+      const lib = join(dir, 'libnvrtc.so.13');
+      expect(spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-DFAKE_NVRTC', '-o', lib, join(__dirname, '..', 'bench', 'native', 'fake-cuda.c')]).status).toBe(0);
+      const source = 'extern "C" __global__ void k() {} // héllo';
+      writeFileSync(join(dir, 'strings.ts'), `
+import * as nv from ${JSON.stringify(join(__dirname, '..', 'generated', '13.0', 'nvrtc'))};
+import * as raw from ${JSON.stringify(join(__dirname, '..', 'generated', '13.0', 'nvrtc', 'raw'))};
+const prog = nv.nvrtcCreateProgram(${JSON.stringify(source)}, 'k.cu', [], null);
+const statuses = [raw.nvrtcAddNameExpression(prog, 'k'), raw.nvrtcAddNameExpression(prog, new TextEncoder().encode('k\\0'))];
+console.log(JSON.stringify({ size: nv.nvrtcGetCUBINSize(prog), statuses, backend: nv.binder.backendOf('nvrtcCreateProgram') }));
+`);
+      const env = { ...process.env, CUDA_TS_NVRTC_LIBRARY: lib };
+      delete env.CUDA_TS_FFI;
+      const r = spawnSync(BUN, [join(__dirname, '..', 'scripts', 'run-ts.cjs'), join(dir, 'strings.ts')], { encoding: 'utf8', env, timeout: 120_000 });
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ size: new TextEncoder().encode(source).length, statuses: [0, 0], backend: { backend: 'bun' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
