@@ -144,7 +144,7 @@ const prog = nv.nvrtcCreateProgram(${JSON.stringify(source)}, 'k.cu', [], null);
 const statuses = [raw.nvrtcAddNameExpression(prog, 'k'), raw.nvrtcAddNameExpression(prog, new TextEncoder().encode('k\\0'))];
 console.log(JSON.stringify({ size: nv.nvrtcGetCUBINSize(prog), statuses, backend: nv.binder.backendOf('nvrtcCreateProgram') }));
 `);
-      const env = { ...process.env, CUDA_TS_NVRTC_LIBRARY: lib };
+      const env: NodeJS.ProcessEnv = { ...process.env, CUDA_TS_NVRTC_LIBRARY: lib };
       delete env.CUDA_TS_FFI;
       const r = spawnSync(BUN, [join(__dirname, '..', 'scripts', 'run-ts.cjs'), join(dir, 'strings.ts')], { encoding: 'utf8', env, timeout: 120_000 });
       expect(r.stderr).toBe('');
