@@ -9,7 +9,7 @@ import * as drv from '../src/driver';
 import { Device } from '../src/device';
 import { Scratch } from '../support/scratch';
 import { adapt, nodeFfiCallPlan, nodeFfiSignature } from '../support/nodeffi';
-import { zeroSlot } from '../generator/emit/typed-elem';
+import { readSlot, zeroSlot } from '../generator/emit/typed-elem';
 import { fakeContext, fakeDriver } from './helpers/fake-driver';
 
 const A = drv.CUdevice_attribute;
@@ -90,6 +90,23 @@ describe('typed layer out-parameter slots', () => {
     expect(s.u64[3]).toBe(0n);
     expect(s.u64[2]).toBe(0xffff_ffff_ffff_ffffn);
     expect(s.address(3)).toBe(0);
+  });
+});
+
+describe('typed layer: 64-bit slots read inline', () => {
+  test('handles, addresses and sizes read as Scratch.address would, up to 2^64 - 1', () => {
+    const s = new Scratch(3);
+    const read = (expr: string) => new Function('s', `return ${expr.replace(/ as .*$/, '')};`)(s) as number;
+    const elems = [{ t: 'address' }, { t: 'handle', name: 'CUcontext' }, { t: 'int', bits: 64, signed: false, size: true }] as const;
+    for (const v of [0n, 0x5000n, 0x7fff_1234_5678n, 2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 60n + 12345n, 2n ** 64n - 1n]) {
+      s.u64[2] = v;
+      for (const e of elems) {
+        const expr = readSlot(e, 2);
+        expect(expr).not.toMatch(/address\(|size\(/); // inline, no method call
+        expect(read(expr)).toBe(s.address(2));
+        expect(read(expr)).toBe(Number(v));
+      }
+    }
   });
 });
 

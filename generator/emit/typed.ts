@@ -128,6 +128,8 @@ function writeBody(w: Writer, fn: FunctionDecl, plan: FunctionPlan, opts: Functi
   const F = fn.name;
   if (opts.blocking) w.line(`assertMayBlock('${F}');`);
   if (plan.slots) w.line(`const s = (${F}$ ??= new Scratch(${plan.slots}));`);
+  // one slot: the whole buffer is that slot (s.bytes, the same 8 bytes), without Scratch.slot's call
+  if (plan.slots === 1) plan.callArgs = plan.callArgs.map((a) => (a === 's.slot(0)' ? 's.bytes' : a));
   for (const line of plan.pre) w.line(line);
   for (const line of plan.late) w.line(line);
   let native = `(${F}$c ??= binder.native('${F}'))`;
