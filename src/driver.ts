@@ -105,9 +105,11 @@ export const out64b = new BigUint64Array(1);
 export const out32 = new Int32Array(4);
 /** 32-bit float out-parameter slot. */
 export const outF32 = new Float32Array(1);
-/** Slot `i` of {@link out64} as a number (handles and addresses fit in 53 bits). */
+const out64Halves = new Uint32Array(out64.buffer);
+/** Slot `i` of {@link out64} as a number (handles and addresses fit in 53 bits), from its 32-bit
+ *  halves: Number(out64[i]) makes a BigInt first (~6 ns under V8, ~20 under Bun). */
 export function outNumber(i = 0): number {
-  return Number(out64[i]);
+  return out64Halves[2 * i + 1] * 4294967296 + out64Halves[2 * i];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,11 +168,12 @@ function raw0(name: string, a: unknown): number {
 // ---------------------------------------------------------------------------------------------
 
 const currentSlot = new BigUint64Array(1);
+const currentHalves = new Uint32Array(currentSlot.buffer);
 /** The handle of the context current on this thread (0 when none). */
 export function currentContextHandle(): number {
   const status = native('cuCtxGetCurrent')(currentSlot);
   if (status !== 0) throw fail(undefined, 'cuCtxGetCurrent', status);
-  return Number(currentSlot[0]);
+  return currentHalves[1] * 4294967296 + currentHalves[0]; // as outNumber: no BigInt
 }
 
 /** Makes `handle` current on this thread (0: none), bypassing the cache; the cache forgets. */
