@@ -80,6 +80,24 @@ function className(kind: string): string {
 /** The objects layer's folder (this file's): frames in files below it are the layer's own. */
 const LAYER_DIR = __dirname;
 
+/**
+ * JavaScriptCore (Bun) names a method's frame by the method alone (`at completed (…/event.ts:…)`, where V8
+ * writes `Event.completed`): there a bare name in the kind's own file (event.ts for Event,
+ * memory-pool.ts for MemoryPool) takes the kind's class; other bare names stay functions (`launch`).
+ */
+const BARE_FRAMES = typeof process !== 'undefined' && process.versions?.bun !== undefined;
+
+/** `event` of `/…/src/event.ts:12:5`. */
+function fileStem(location: string): string {
+  const base = location.slice(location.lastIndexOf('/') + 1);
+  return base.slice(0, base.indexOf('.') < 0 ? base.length : base.indexOf('.'));
+}
+
+/** `memory-pool` of `MemoryPool`. */
+function kebab(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
 /** `Class.method` of one stack frame's function name (getters as `Class.name`), or undefined. */
 function frameName(raw: string, kind: string | undefined): string | undefined {
   let name = raw;
@@ -111,8 +129,9 @@ export function callerName(skip: ReadonlySet<string>, kind?: string): string | u
       if (file.startsWith('node:') || file === '<anonymous>' || file === 'native') continue;
       break; // the program's own code (or a library's): the layer was entered below this frame
     }
-    const name = frameName(m[1], kind);
+    let name = frameName(m[1], kind);
     if (name === undefined) continue;
+    if (BARE_FRAMES && kind !== undefined && !name.includes('.') && fileStem(file) === kebab(className(kind))) name = `${className(kind)}.${name}`;
     if (!skip.has(name.slice(name.lastIndexOf('.') + 1))) outermost = name;
   }
   return outermost;

@@ -114,6 +114,7 @@ export class Event extends Resource {
 
   /** Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`. */
   completed(options?: PollOptions): Promise<void> {
+    this.assertOpen('Event.completed'); // named here: JavaScriptCore's tail call drops this frame from the stack
     return this.synchronized(options);
   }
 
