@@ -202,11 +202,13 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
   const { O, dev, stream } = openObjects(impl);
 
   // Trivial calls through the objects API (informative: not the same operation as a bare C call).
+  // Device#attribute asks the driver every time (multiprocessorCount is read once per Device since it describes the chip)
+  const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
   await impl.row('cuDeviceGetAttribute', () => {
     const n = scaled(1_000_000, 1000);
     return measure((ops) => {
       let acc = 0;
-      for (let i = 0; i < ops; i++) acc += dev.multiprocessorCount;
+      for (let i = 0; i < ops; i++) acc += dev.attribute(SMS);
       if (acc <= 0) throw new Error('no SMs');
     }, n, scaled(100_000, 1000));
   });
@@ -232,6 +234,7 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
 /** The objects layer's passes of the shared rows (declared kernels, one LaunchConfig, direct calls). */
 export function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void } {
   const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0);
+  const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
   dev.setCurrent();
   const stream = O.Stream.create({ nonBlocking: true });
   const mod = O.Module.fromPTX(ptx.toString('utf8'));
@@ -252,7 +255,7 @@ export function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () 
   const passes: Passes = {
     cuDeviceGetAttribute: (ops) => {
       let acc = 0;
-      for (let i = 0; i < ops; i++) acc += dev.multiprocessorCount;
+      for (let i = 0; i < ops; i++) acc += dev.attribute(SMS); // a driver call each time (multiprocessorCount is cached)
       if (acc <= 0) throw new Error('no SMs');
     },
     launch_0args: batched(() => launch(stream, cfg, kEmpty)),
